@@ -1,0 +1,36 @@
+# kpkeys workbench: the front door. Every target is a short script in tools/.
+#
+#   make run              build the hardened kernel, boot it under QEMU, report
+#   make check            tool tests, checkpatch, boot matrix ("N passed, N failed")
+#   make tree             (re)create build/linux = Linux 7.3 (tag base) + patches/
+#   make series           export build/linux base..HEAD back to patches/
+#   make defconfig-build  arm64 defconfig + CONFIG_KPKEYS_HARDENED_PGTABLES=y
+#   make deps             install host packages and the Debian 13 QEMU root
+#
+# Pins: tools/versions. Caches: $(KPKEYS_CACHE) (default ~/.cache/kpkeys).
+# Logs: build/logs/ (boots) and the cache's out/NAME/ (kernel builds).
+
+.PHONY: run check tree series defconfig-build deps clean
+
+run:
+	@tools/run
+
+check:
+	@tools/check
+
+tree:
+	@tools/tree
+
+series:
+	@tools/series
+
+defconfig-build:
+	@tools/deps && tools/tree --if-stale && \
+	  tools/build-kernel defconfig --defconfig defconfig-hardened >/dev/null && \
+	  echo "defconfig build ok: $${KPKEYS_CACHE:-$$HOME/.cache/kpkeys}/out/defconfig"
+
+deps:
+	@tools/deps
+
+clean:
+	rm -rf build

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Read the results out of a guest's serial log.
+
+A log holds, in order: the kernel log with the KTAP that built-in KUnit
+suites print at boot, then blocks our guest init frames with
+"kpkeys-guest: kselftest-begin X" / "kselftest-end X rc=N" (TAP from the
+kselftest runner) and "guest-begin P" / "guest-end P rc=N" (TAP from our own
+guest programs), then "kpkeys-guest: done".
+
+    tools/ktap.py report [--expect-kunit "SUITE ..."] NAME=LOG [NAME=LOG ...]
+        print a table per suite and "guest: N passed, N failed, N skipped";
+        exit 1 on any failure, including an expected KUnit suite that did
+        not run
+"""
+
+import re
+import sys
+from dataclasses import dataclass, field
+
+PASS, FAIL, SKIP = "pass", "fail", "skip"
+
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+RESULT = re.compile(
+    r"^(?P<indent>\s*)(?P<ok>not ok|ok) (?P<num>\d+)\s*(?:- )?(?P<name>[^#]*?)"
+    r"\s*(?:#\s*(?P<directive>SKIP|TODO)\b\s*(?P<reason>.*))?$",
+    re.IGNORECASE,
+)
+SUBTEST = re.compile(r"^(?P<indent>\s*)# Subtest: (?P<name>.+?)\s*$")
+# Kernel messages that mean the run is broken whatever the tests said.
+KERNEL_FAILURE = re.compile(
+    r"Kernel panic|Internal error: Oops|BUG: |WARNING: CPU: \d+ PID|"
+    r"Unable to handle kernel|kernel BUG at|watchdog: BUG: soft lockup")
+
+
+@dataclass
+class Case:
+    name: str
+    status: str
+    reason: str = ""
+
+
+@dataclass
+class Suite:
+    name: str
+    kind: str
+    cases: list = field(default_factory=list)
+
+    def count(self, status):
+        return sum(1 for c in self.cases if c.status == status)
+
+
+def status_of(m):
+    if (m.group("directive") or "").upper() == "SKIP":
+        return SKIP
+    return PASS if m.group("ok") == "ok" else FAIL
+
+
+def strip_timestamp(line):
+    return TIMESTAMP.sub("", line.rstrip("\r\n"))
+
+
+def parse_kunit(lines):
+    """KTAP from the kernel log: nesting by 4-space indentation.
+
+    A suite's "# Subtest:" header and its cases sit at the same indentation;
+    the suite's own result line sits one level up. Parameterised cases are
+    nested subtests: they count as one case of their suite.
+    """
+    suites, stack = [], []  # stack: [indent, name, Suite or None]
+    for raw in lines:
+        line = strip_timestamp(raw)
+        m = SUBTEST.match(line)
+        if m:
+            suite = Suite(m.group("name"), "kunit") if not stack else None
+            stack.append([len(m.group("indent")), m.group("name"), suite])
+            continue
+        m = RESULT.match(line)
+        if not m or not stack:
+            continue
+        indent, name = len(m.group("indent")), m.group("name").strip()
+        case = Case(name, status_of(m), (m.group("reason") or "").strip())
+        top = stack[-1]
+        if indent < top[0]:
+            stack.pop()  # the result line that closes subtest "top"
+            if top[2] is not None:
+                if not top[2].cases:
+                    top[2].cases.append(case)  # suite failed or skipped as a whole
+                suites.append(top[2])
+            elif stack:
+                stack[0][2].cases.append(case)
+        elif indent == top[0] and len(stack) == 1:
+            top[2].cases.append(case)
+    return suites
+
+
+def parse_tap(lines, suite):
+    """Plain TAP (our guest programs, or a kselftest's own output)."""
+    for line in lines:
+        m = RESULT.match(line)
+        if m and not m.group("indent"):
+            suite.cases.append(Case(m.group("name").strip(), status_of(m),
+                                    (m.group("reason") or "").strip()))
+    return suite
+
+
+def parse_kselftest(lines, name):
+    """Output of run_kselftest.sh for one test: the program's own TAP is
+    prefixed with "# ". Its cases count if it printed any; otherwise the
+    program itself is the single case."""
+    suite = Suite(name, "kselftest")
+    inner = [ln[2:] for ln in lines if ln.startswith("# ")]
+    parse_tap(inner, suite)
+    outer = Suite(name, "kselftest")
+    parse_tap([ln for ln in lines if not ln.startswith("#")], outer)
+    if not outer.cases:
+        outer.cases.append(Case(name, FAIL, "runner printed no result"))
+    prog = outer.cases[-1]
+    if not suite.cases or prog.status != PASS:
+        # A crashed or skipped program says more than the cases it printed.
+        if prog.status == SKIP and not prog.reason:
+            prog.reason = next((ln[2:].strip() for ln in reversed(lines)
+                                if ln.startswith("# ") and "SKIP" in ln), "")
+        if prog.status == FAIL and suite.cases and not suite.count(FAIL):
+            suite.cases.append(Case("exit status", FAIL, prog.name))
+        elif not suite.cases or prog.status == SKIP:
+            suite.cases = [prog]
+    return suite
+
+
+@dataclass
+class Run:
+    name: str
+    suites: list
+    problems: list  # run-level failures: crash, timeout, no power-off
+    notes: list
+
+
+BLOCK = re.compile(r"^kpkeys-guest: (kselftest|guest)-begin (\S+)")
+
+
+def parse_log(name, text):
+    lines = [strip_timestamp(ln) for ln in text.splitlines()]
+    try:
+        start = lines.index(next(ln for ln in lines if ln.startswith("kpkeys-guest: begin")))
+    except StopIteration:
+        start = len(lines)
+    suites = parse_kunit(lines[:start])
+    problems, notes = [], []
+    i = start
+    while i < len(lines):
+        m = BLOCK.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        kind, what = m.groups()
+        end = next((j for j in range(i + 1, len(lines))
+                    if lines[j].startswith(f"kpkeys-guest: {kind}-end {what} ")), None)
+        body = lines[i + 1:end if end is not None else len(lines)]
+        if kind == "kselftest":
+            suites.append(parse_kselftest(body, what))
+        else:
+            suites.append(parse_tap(body, Suite(what, "guest")))
+            if not suites[-1].cases:
+                suites[-1].cases.append(Case(what, FAIL, "printed no TAP result"))
+        if end is None:
+            problems.append(f"{kind} {what} did not finish")
+            break
+        i = end + 1
+    for ln in lines:
+        if KERNEL_FAILURE.search(ln):
+            problems.append("kernel: " + ln.strip())
+        if ln.startswith("kpkeys-boot: TIMEOUT"):
+            problems.append("boot timed out")
+        if ln.startswith("poe-emu: strict") or ln.startswith("poe-stats: total"):
+            notes.append(ln.strip())
+    if not any(ln.startswith("kpkeys-guest: done") for ln in lines):
+        problems.append("guest did not reach 'done' (hang, crash or timeout)")
+    return Run(name, suites, problems, notes)
+
+
+def report(runs, out=sys.stdout):
+    totals = {PASS: 0, FAIL: 0, SKIP: 0}
+    for run in runs:
+        print(f"\n== {run.name}", file=out)
+        print(f"{'suite':44} {'kind':9} {'pass':>5} {'fail':>5} {'skip':>5}", file=out)
+        for s in run.suites:
+            print(f"{s.name:44} {s.kind:9} {s.count(PASS):5} {s.count(FAIL):5} {s.count(SKIP):5}",
+                  file=out)
+            for c in s.cases:
+                if c.status == FAIL:
+                    print(f"    FAILED  {c.name}{': ' + c.reason if c.reason else ''}", file=out)
+                elif c.status == SKIP:
+                    print(f"    skipped {c.name}: {c.reason or '(no reason given)'}", file=out)
+            for st in totals:
+                totals[st] += s.count(st)
+        for p in run.problems:
+            print(f"    FAILED  run: {p}", file=out)
+        totals[FAIL] += len(run.problems)
+        if not run.suites:
+            print("    FAILED  run: no test results found", file=out)
+            totals[FAIL] += 1
+        for n in run.notes:
+            print(f"    {n}", file=out)
+    return totals
+
+
+def load(args):
+    runs = []
+    for a in args:
+        name, _, path = a.partition("=")
+        with open(path, errors="replace") as f:
+            runs.append(parse_log(name, f.read()))
+    return runs
+
+
+def main(argv):
+    args = argv[1:]
+    if not args or args[0] != "report":
+        print(__doc__, file=sys.stderr)
+        return 2
+    args = args[1:]
+    expect = []
+    if args[:1] == ["--expect-kunit"]:
+        expect, args = args[1].split(), args[2:]
+    runs = load(args)
+    for r in runs:
+        ran = {s.name for s in r.suites if s.kind == "kunit"}
+        r.problems += [f"KUnit suite {e} did not run" for e in expect if e not in ran]
+    t = report(runs)
+    print(f"\nguest: {t[PASS]} passed, {t[FAIL]} failed, {t[SKIP]} skipped")
+    return 1 if t[FAIL] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

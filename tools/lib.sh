@@ -1,0 +1,117 @@
+# Shared helpers for the workbench scripts. Source it; do not run it.
+# shellcheck shell=bash
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tools/versions
+. "$TOP/tools/versions"
+
+# Everything downloaded or built outside the tracked tree lives here and is
+# reused by every clone on this machine.
+CACHE=${KPKEYS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kpkeys}
+ROOTFS=$CACHE/debian13-root
+LINUX=$TOP/build/linux
+OUT=${KPKEYS_OUT:-$CACHE/out}
+LOGS=$TOP/build/logs
+mkdir -p "$CACHE" "$OUT" "$LOGS"
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+warn() { printf '\n*** WARNING: %s ***\n\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Run "$@" and print how long it took, so every phase shows its cost.
+timed() {
+	local name=$1 t0 rc=0
+	shift
+	t0=$(date +%s)
+	"$@" || rc=$?
+	log "phase $name: $(($(date +%s) - t0))s${rc:+ (rc=$rc)}"
+	return "$rc"
+}
+
+# Replace $2 by $1 atomically, so an interrupted run never leaves a
+# half-written cache entry behind.
+commit_path() {
+	rm -rf "$2.old"
+	[ -e "$2" ] && mv "$2" "$2.old"
+	mv "$1" "$2"
+	rm -rf "$2.old"
+}
+
+# Install missing Debian 12 host packages, naming whatever cannot be had.
+ensure_host_packages() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing host packages: ${missing[*]}"
+	apt-get update -qq >/dev/null 2>&1 || die "apt-get update failed: is the Debian archive reachable?"
+	for p in "${missing[@]}"; do
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends "$p" >/dev/null 2>&1 ||
+			die "cannot install host package '$p' (apt-get install $p)"
+	done
+}
+
+# apt-get with a private state directory that sees Debian 13 and its
+# backports, for both amd64 and arm64, without touching the host's apt.
+APT_DIR=$CACHE/apt
+# Usage: apt_private apt-get|apt-cache ARGS...
+apt_private() {
+	local cmd=$1
+	shift
+	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/archives/partial" "$APT_DIR/dpkg"
+	touch "$APT_DIR/dpkg/status"
+	"$cmd" -q -o Dir::Etc::SourceList="$APT_DIR/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::Lists="$APT_DIR/lists" \
+		-o Dir::State::status="$APT_DIR/dpkg/status" \
+		-o Dir::Cache="$APT_DIR" -o Dir::Cache::archives="$APT_DIR/archives" \
+		-o APT::Architecture=amd64 -o APT::Architectures::=amd64 \
+		-o APT::Architectures::=arm64 "$@"
+}
+
+apt_private_update() {
+	local stamp=$APT_DIR/updated
+	# Indexes younger than a day are good enough to find a pinned version.
+	if [ -n "$(find "$stamp" -mmin -1440 2>/dev/null)" ]; then
+		return 0
+	fi
+	mkdir -p "$APT_DIR"
+	cat >"$APT_DIR/sources.list" <<-EOF
+	deb $DEBIAN_MIRROR $DEBIAN_ROOT_SUITE main
+	deb $DEBIAN_MIRROR $DEBIAN_ROOT_SUITE-backports main
+	EOF
+	apt_private apt-get update >"$APT_DIR/update.log" 2>&1 ||
+		die "cannot read the Debian 13 archive index ($DEBIAN_MIRROR): see $APT_DIR/update.log"
+	touch "$stamp"
+}
+
+# Newest version of package $1 whose version starts with $2.
+apt_newest_version() {
+	apt_private_update
+	apt_private apt-cache madison "$1" 2>/dev/null | awk -F'|' '{gsub(/ /,"",$2); print $2}' |
+		grep -E "^$2" | sort -V | tail -n 1
+}
+
+# Download package $1 (version $2, "pkg:arch" allowed) into the cache and
+# print the path of the .deb.
+fetch_deb() {
+	local pkg=$1 ver=$2 dir=$CACHE/debs tmp deb
+	mkdir -p "$dir"
+	deb=$(find "$dir" -maxdepth 1 -name "${pkg%%:*}_*${ver#*:}_*.deb" | head -n 1)
+	if [ -z "$deb" ]; then
+		apt_private_update
+		tmp=$(mktemp -d "$dir/.dl.XXXXXX")
+		(cd "$tmp" && apt_private apt-get download "$pkg=$ver" >"$tmp/log" 2>&1) ||
+			{ cat "$tmp/log" >&2; rm -rf "$tmp"; die "cannot download Debian package $pkg=$ver"; }
+		deb=$(find "$tmp" -name '*.deb' | head -n 1)
+		mv "$deb" "$dir/"
+		rm -rf "$tmp"
+		deb=$dir/$(basename "$deb")
+	fi
+	echo "$deb"
+}
