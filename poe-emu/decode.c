@@ -362,6 +362,10 @@ static bool dec_mops(uint32_t insn, struct ls_insn *d)
 	d->rs = bits(insn, 20, 16);
 	if (!set)
 		d->flags |= LS_F_MOPS_CPY;
+	if (op2 & 1)			/* SET*T*, CPY*WT*: unprivileged write */
+		d->flags |= LS_F_UNPRIV;
+	if (!set && (op2 & 2))		/* CPY*RT*: unprivileged read */
+		d->flags |= LS_F_SRC_UNPRIV;
 	d->size = 0;
 	d->name = set ? "mops-set" : "mops-cpy";
 	return true;

@@ -32,7 +32,8 @@ enum ls_wb {
 	WB_POST,	/* address is the base; base updated afterwards */
 };
 
-#define LS_F_UNPRIV	0x01	/* LDTR/STTR class: EL0 permissions at EL1 */
+#define LS_F_UNPRIV	0x01	/* LDTR/STTR class, MOPS *WT/SET*T: EL0
+				 * permissions at EL1 (MOPS: destination) */
 #define LS_F_EXCL	0x02	/* exclusive (LDXR/STXR family) */
 #define LS_F_PAIR	0x04	/* two registers (LDP, LDXP, CASP) */
 #define LS_F_SIMD	0x08	/* SIMD&FP registers */
@@ -40,6 +41,7 @@ enum ls_wb {
 #define LS_F_ACQREL	0x20	/* acquire/release ordering */
 #define LS_F_REGOFF	0x40	/* address = base + extend(Xm) << shift */
 #define LS_F_MOPS_CPY	0x80	/* MOPS copy (has a source range) */
+#define LS_F_SRC_UNPRIV	0x100	/* MOPS CPY*RT*: source read as EL0 */
 
 #define LS_REG_SP	31	/* rn == 31 means SP as a base */
 
@@ -54,7 +56,7 @@ enum ls_ext {
 struct ls_insn {
 	uint8_t kind;	/* enum ls_kind */
 	uint8_t wb;	/* enum ls_wb */
-	uint8_t flags;	/* LS_F_* */
+	uint16_t flags;	/* LS_F_* */
 	uint8_t rn;	/* base register (31 = SP); MOPS: destination Xd */
 	uint8_t rm;	/* index register (31 = XZR); MOPS: size Xn */
 	uint8_t rs;	/* MOPS: source Xs of CPY */

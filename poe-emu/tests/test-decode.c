@@ -25,6 +25,7 @@
 #define A	LS_F_ACQREL
 #define RO	LS_F_REGOFF
 #define C	LS_F_MOPS_CPY
+#define SU	LS_F_SRC_UNPRIV
 
 struct row {
 	unsigned kind, flags, size, wb;

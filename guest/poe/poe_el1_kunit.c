@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * poe_el1_kunit.c - EL1 controls for the POE emulator (poe-emu)
+ *
+ * Meant to be added to a kernel build by a patch (e.g. as
+ * arch/arm64/mm/poe_el1_kunit.c, obj-$(CONFIG_KUNIT) += ...); it needs
+ * nothing but CONFIG_ARM64_POE and KUnit, and works on an unmodified 7.3.
+ *
+ * Each case gives one page of the linear map key 1 (POIndex in its PTE),
+ * switches the PIE permission of _PAGE_KERNEL to its overlay-applying
+ * "_O" form (or not), enables the EL1 overlay (TCR2_EL1.POE) and writes
+ * POR_EL1, then writes the page with copy_to_kernel_nofault():
+ *  - key 1 read-only, PIE RW_O:  -EFAULT and the memory is unchanged;
+ *  - key 1 read-write, PIE RW_O: the write succeeds;
+ *  - key 1 read-only, PIE RW (not _O): the write succeeds, because the
+ *    overlay does not apply (as on hardware).
+ * All registers and the PTE are restored; preemption is off meanwhile
+ * because POR_EL1, TCR2_EL1 and PIR_EL1 are per CPU. Key 0 stays RWX so
+ * the rest of the kernel (and interrupts) is unaffected.
+ */
+#include <kunit/test.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/pgtable.h>
+#include <linux/uaccess.h>
+#include <asm/cpufeature.h>
+#include <asm/pgtable-prot.h>
+#include <asm/sysreg.h>
+#include <asm/tlbflush.h>
+
+#define TEST_KEY	1
+#define PATTERN		0x5a5a5a5a5a5a5a5aull
+
+struct poe_ctx {
+	struct page *page;
+	u64 *addr;
+	pte_t *ptep;
+	pte_t old_pte;
+	u64 old_por, old_pir, old_tcr2;
+};
+
+/* The linear-map PTE of addr, or NULL if it is block-mapped. */
+static pte_t *linear_pte(unsigned long addr)
+{
+	pgd_t *pgdp = pgd_offset_k(addr);
+	p4d_t *p4dp;
+	pud_t *pudp;
+	pmd_t *pmdp;
+
+	if (pgd_none(READ_ONCE(*pgdp)))
+		return NULL;
+	p4dp = p4d_offset(pgdp, addr);
+	if (p4d_none(READ_ONCE(*p4dp)))
+		return NULL;
+	pudp = pud_offset(p4dp, addr);
+	if (pud_none(READ_ONCE(*pudp)) || pud_leaf(READ_ONCE(*pudp)))
+		return NULL;
+	pmdp = pmd_offset(pudp, addr);
+	if (pmd_none(READ_ONCE(*pmdp)) || pmd_leaf(READ_ONCE(*pmdp)))
+		return NULL;
+	return pte_offset_kernel(pmdp, addr);
+}
+
+static void set_key(struct poe_ctx *c, u64 key)
+{
+	pte_t pte = __pte((pte_val(c->old_pte) & ~PTE_PO_IDX_MASK) |
+			  (key << 60));
+
+	__set_pte(c->ptep, pte);
+	flush_tlb_kernel_range((unsigned long)c->addr,
+			       (unsigned long)c->addr + PAGE_SIZE);
+}
+
+static int poe_setup(struct kunit *test, struct poe_ctx *c, bool pie_o,
+		     u64 key_perm)
+{
+	unsigned int idx = pte_pi_index(_PAGE_KERNEL);
+	u64 pir;
+
+	if (!system_supports_poe())
+		kunit_skip(test, "no POE");
+	c->page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->page);
+	c->addr = page_address(c->page);
+	c->addr[0] = PATTERN;
+	c->ptep = linear_pte((unsigned long)c->addr);
+	if (!c->ptep) {
+		__free_page(c->page);
+		kunit_skip(test, "linear map is block-mapped here");
+	}
+	c->old_pte = READ_ONCE(*c->ptep);
+
+	preempt_disable();
+	c->old_por = read_sysreg_s(SYS_POR_EL1);
+	c->old_pir = read_sysreg_s(SYS_PIR_EL1);
+	c->old_tcr2 = read_sysreg_s(SYS_TCR2_EL1);
+
+	set_key(c, TEST_KEY);
+	pir = c->old_pir;
+	if (pie_o) {
+		pir &= ~PIRx_ELx_PERM_PREP(idx, PIE_MASK);
+		pir |= PIRx_ELx_PERM_PREP(idx, PIE_RW_O);
+	}
+	write_sysreg_s(pir, SYS_PIR_EL1);
+	write_sysreg_s(POR_ELx_PERM_PREP(0, POE_RWX) |
+		       POR_ELx_PERM_PREP(TEST_KEY, key_perm), SYS_POR_EL1);
+	isb();
+	write_sysreg_s(c->old_tcr2 | TCR2_EL1_POE, SYS_TCR2_EL1);
+	isb();
+	/* PIR and TCR2 feed the TLB: invalidate as the architecture asks */
+	local_flush_tlb_all();
+	return 0;
+}
+
+static void poe_teardown(struct poe_ctx *c)
+{
+	write_sysreg_s(c->old_tcr2, SYS_TCR2_EL1);
+	isb();
+	write_sysreg_s(c->old_pir, SYS_PIR_EL1);
+	write_sysreg_s(c->old_por, SYS_POR_EL1);
+	isb();
+	local_flush_tlb_all();
+	__set_pte(c->ptep, c->old_pte);
+	flush_tlb_kernel_range((unsigned long)c->addr,
+			       (unsigned long)c->addr + PAGE_SIZE);
+	preempt_enable();
+	__free_page(c->page);
+}
+
+static void poe_el1_write_denied(struct kunit *test)
+{
+	u64 val = 0x1234, seen;
+	struct poe_ctx c;
+	long ret;
+
+	poe_setup(test, &c, true, POE_R);
+	ret = copy_to_kernel_nofault(c.addr, &val, sizeof(val));
+	seen = READ_ONCE(c.addr[0]);	/* reading is allowed */
+	poe_teardown(&c);
+	KUNIT_EXPECT_EQ(test, ret, -EFAULT);
+	KUNIT_EXPECT_EQ(test, seen, PATTERN);
+}
+
+static void poe_el1_write_granted(struct kunit *test)
+{
+	u64 val = 0x1234, seen;
+	struct poe_ctx c;
+	long ret;
+
+	poe_setup(test, &c, true, POE_RW);
+	ret = copy_to_kernel_nofault(c.addr, &val, sizeof(val));
+	seen = READ_ONCE(c.addr[0]);
+	poe_teardown(&c);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, seen, val);
+}
+
+static void poe_el1_not_o_not_applied(struct kunit *test)
+{
+	u64 val = 0x1234, seen;
+	struct poe_ctx c;
+	long ret;
+
+	poe_setup(test, &c, false, POE_R);
+	ret = copy_to_kernel_nofault(c.addr, &val, sizeof(val));
+	seen = READ_ONCE(c.addr[0]);
+	poe_teardown(&c);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, seen, val);
+}
+
+static struct kunit_case poe_el1_cases[] = {
+	KUNIT_CASE(poe_el1_write_denied),
+	KUNIT_CASE(poe_el1_write_granted),
+	KUNIT_CASE(poe_el1_not_o_not_applied),
+	{}
+};
+
+static struct kunit_suite poe_el1_suite = {
+	.name = "poe_el1",
+	.test_cases = poe_el1_cases,
+};
+kunit_test_suite(poe_el1_suite);
+
+MODULE_DESCRIPTION("EL1 permission overlay controls for the POE emulator");
+MODULE_LICENSE("GPL");
