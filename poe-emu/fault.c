@@ -22,6 +22,8 @@
  * interrupt), the register is restored and nothing is reported: the
  * access is re-executed, and re-checked, after the return.
  */
+#include <stdlib.h>
+
 #include "poe.h"
 
 #define REDIRECT_BASE 0x0080000000000000ull
@@ -42,6 +44,13 @@ void poe_fault_inject(struct poe_vcpu *v, const struct poe_insn *pi,
 			reg, (unsigned long long)pi->pc);
 		return;
 	}
+	if (getenv("POE_DEBUG"))
+		fprintf(stderr, "poe-debug: redirect vcpu=%u el=%u pc=%#llx "
+			"x%u=%#llx ea=%#llx va=%#llx key=%u level=%d por=%#llx\n",
+			v->index, el, (unsigned long long)pi->pc, reg,
+			(unsigned long long)regval, (unsigned long long)ea,
+			(unsigned long long)vd->va, vd->key, vd->level,
+			(unsigned long long)por);
 	v->redirect = true;
 	v->redirect_reg = reg;
 	v->redirect_el = el;
@@ -70,6 +79,10 @@ void poe_fault_discon(unsigned vcpu, enum qemu_plugin_discon_type type,
 	if (!v->redirect)
 		return;
 	v->redirect = false;
+	if (getenv("POE_DEBUG"))
+		fprintf(stderr, "poe-debug: discon vcpu=%u type=%d from=%#llx "
+			"to=%#llx\n", vcpu, type, (unsigned long long)from_pc,
+			(unsigned long long)to_pc);
 	if (v->redirect_reg == 31 && v->redirect_el == 0) {
 		v->sp_el0_pending = true;
 		v->sp_el0_val = v->redirect_val;

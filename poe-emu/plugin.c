@@ -269,7 +269,7 @@ static void ls_cb(unsigned vcpu, void *ud)
 	if (vd.allowed)
 		return;
 	if ((d->flags & LS_F_LITERAL) ||
-	    ((d->flags & LS_F_REGOFF) && d->rm == d->rn)) {
+	    ((d->flags & LS_F_REGOFF) && d->rm == d->rn && d->rn != 31)) {
 		fprintf(stderr, "poe-emu: cannot deliver fault for %08x at "
 			"pc %#llx (no usable base register)\n", pi->word,
 			(unsigned long long)pi->pc);

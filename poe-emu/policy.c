@@ -18,6 +18,8 @@
 
 #define POE_R	1
 #define POE_W	4
+/* pages checked per access at most (MOPS ranges): 256 MiB */
+#define MAX_PAGES 65536
 
 bool poe_por_restricts(uint64_t por)
 {
@@ -61,6 +63,7 @@ void poe_check(struct poe_vcpu *v, uint64_t va, uint64_t size, bool need_r,
 {
 	uint64_t por = el0_perms ? v->por_el0 : v->por_el1;
 	uint64_t last = va + (size ? size - 1 : 0), page;
+	unsigned n = 0;
 
 	out->allowed = true;
 	if (!page_allowed(v, va, need_r, need_w, el0_perms, por, out)) {
@@ -69,7 +72,8 @@ void poe_check(struct poe_vcpu *v, uint64_t va, uint64_t size, bool need_r,
 	}
 	/* the following pages of an access that crosses a page boundary */
 	for (page = (va & ~0xfffull) + 0x1000;
-	     page - 1 < last && page != 0; page += 0x1000) {
+	     page - 1 < last && page != 0 && n < MAX_PAGES;
+	     page += 0x1000, n++) {
 		if (!page_allowed(v, page, need_r, need_w, el0_perms, por,
 				  out)) {
 			out->allowed = false;
