@@ -26,7 +26,7 @@ timed() {
 	shift
 	t0=$(date +%s)
 	"$@" || rc=$?
-	log "phase $name: $(($(date +%s) - t0))s${rc:+ (rc=$rc)}"
+	log "phase $name: $(($(date +%s) - t0))s$([ "$rc" = 0 ] || echo " (failed, rc=$rc)")"
 	return "$rc"
 }
 
