@@ -1,72 +1,68 @@
 /*
  * fault.c - delivering an overlay permission fault
  *
- * The plugin cannot raise a guest exception itself, and QEMU's MMU knows
- * nothing of overlays, so a violation is turned into a real data abort by
- * redirect-and-restore:
- *  1. before the access executes, its base register is rewritten so that
- *     the access lands, at the same page offset, on an address that faults
- *     at any EL and TCR setting (bit 55 set, bits 63:56 and 54:52 clear:
- *     never canonical, with or without TBI, for VA sizes up to 52 bits);
- *  2. QEMU takes the data abort: ELR, SPSR, PSTATE and the SP switch are
- *     architectural and the access (and any writeback) does not happen;
- *  3. in the discontinuity callback the base register gets its original
- *     value back before the handler's first instruction, so pt_regs hold
- *     what hardware would leave (no writeback after a fault);
- *  4. the handler's next MRS ESR_EL1 / MRS FAR_EL1 are emulated: ESR is
- *     the real one with DFSC = permission fault at the leaf's level and
- *     ISS2.Overlay set, FAR is the first denied byte.
- * SP as a base at EL0 is restored through the kernel's first MRS SP_EL0
- * after the exception (the "sp" register seen by the plugin is SP_EL1 by
- * then). If anything other than the redirected access is taken first (an
- * interrupt), the register is restored and nothing is reported: the
- * access is re-executed, and re-checked, after the return.
+ * The plugin cannot raise a guest exception itself and QEMU's MMU knows
+ * nothing of overlays, so a violation is turned into a real exception and
+ * then dressed up as the data abort hardware would have taken:
+ *  1. before the denied access executes, the callback moves the PC
+ *     (qemu_plugin_set_pc) to an address that can never be fetched at any
+ *     EL and TCR setting (bit 55 set, bits 63:56 and 54:52 clear: never
+ *     canonical, with or without TBI, for VA sizes up to 52 bits). The
+ *     access does not happen and no register changes;
+ *  2. QEMU takes an instruction abort there: exception entry, SPSR (the
+ *     PSTATE of the access), the SP switch and the vector (synchronous,
+ *     same as a data abort from that EL) are architectural;
+ *  3. the discontinuity callback marks the fault pending, and the
+ *     handler's next MRS ELR_EL1, MRS ESR_EL1 and MRS FAR_EL1 are
+ *     emulated: ELR = the access, ESR = data abort from the access's EL
+ *     (IL, WnR, DFSC = permission fault at the leaf's level, ISS2.Overlay
+ *     set), FAR = the first denied byte.
+ * The kernel saves ELR into pt_regs with that MRS and returns with ERET
+ * through the saved value, so the guest cannot tell the difference.
+ * Moving the PC rather than the base register (the technique first tried)
+ * also works for store-exclusives, which QEMU fails without any memory
+ * access once the address differs from the monitor's, and for accesses
+ * without a usable base register (literal, Rn == Rm).
+ * If an interrupt is taken at the bad PC instead (it is pending when the
+ * new TB starts), only ELR is emulated: the handler returns to the access,
+ * which is executed, and checked, again.
  */
 #include <stdlib.h>
 
 #include "poe.h"
 
-#define REDIRECT_BASE 0x0080000000000000ull
+#define BAD_PC 0x0080000000000000ull
 
-static struct qemu_plugin_register *reg_handle(unsigned reg)
-{
-	return reg == 31 ? poe_reg[R_SP] : poe_xreg[reg];
-}
+#define EC_DABT_LOW	0x24
+#define EC_DABT_CUR	0x25
+#define ESR_IL		(1ull << 25)
 
 void poe_fault_inject(struct poe_vcpu *v, const struct poe_insn *pi,
-		      unsigned el, unsigned reg, uint64_t regval,
-		      uint64_t ea, const struct poe_verdict *vd, uint64_t por)
+		      unsigned el, bool wnr, const struct poe_verdict *vd,
+		      uint64_t por)
 {
-	uint64_t target = REDIRECT_BASE | (ea & 0xfff);
-
-	if (!poe_write(v, reg_handle(reg), regval + (target - ea))) {
-		fprintf(stderr, "poe-emu: cannot redirect x%u at pc %#llx\n",
-			reg, (unsigned long long)pi->pc);
-		return;
-	}
 	if (getenv("POE_DEBUG"))
-		fprintf(stderr, "poe-debug: redirect vcpu=%u el=%u pc=%#llx "
-			"x%u=%#llx ea=%#llx va=%#llx key=%u level=%d por=%#llx\n",
-			v->index, el, (unsigned long long)pi->pc, reg,
-			(unsigned long long)regval, (unsigned long long)ea,
+		fprintf(stderr, "poe-debug: fault vcpu=%u el=%u pc=%#llx "
+			"va=%#llx key=%u level=%d por=%#llx\n", v->index, el,
+			(unsigned long long)pi->pc,
 			(unsigned long long)vd->va, vd->key, vd->level,
 			(unsigned long long)por);
 	v->redirect = true;
-	v->redirect_reg = reg;
 	v->redirect_el = el;
 	v->redirect_pc = pi->pc;
-	v->redirect_val = regval;
+	v->fault_wnr = wnr;
 	v->fault_va = vd->va;
 	v->fault_level = vd->level;
 	v->fault_key = vd->key;
 	v->fault_por = por;
 	v->fault_what = pi->d.name;
+	qemu_plugin_set_pc(BAD_PC);	/* does not return */
 }
 
 static void update_pending(struct poe_vcpu *v)
 {
 	poe_score_of(v->index)->pending =
-		v->esr_pending || v->far_pending || v->sp_el0_pending;
+		v->esr_pending || v->far_pending || v->elr_pending;
 }
 
 void poe_fault_discon(unsigned vcpu, enum qemu_plugin_discon_type type,
@@ -74,7 +70,6 @@ void poe_fault_discon(unsigned vcpu, enum qemu_plugin_discon_type type,
 {
 	struct poe_vcpu *v = &poe_vcpus[vcpu];
 
-	(void)to_pc;
 	(void)ud;
 	if (!v->redirect)
 		return;
@@ -83,13 +78,8 @@ void poe_fault_discon(unsigned vcpu, enum qemu_plugin_discon_type type,
 		fprintf(stderr, "poe-debug: discon vcpu=%u type=%d from=%#llx "
 			"to=%#llx\n", vcpu, type, (unsigned long long)from_pc,
 			(unsigned long long)to_pc);
-	if (v->redirect_reg == 31 && v->redirect_el == 0) {
-		v->sp_el0_pending = true;
-		v->sp_el0_val = v->redirect_val;
-	} else {
-		poe_write(v, reg_handle(v->redirect_reg), v->redirect_val);
-	}
-	if (type == QEMU_PLUGIN_DISCON_EXCEPTION && from_pc == v->redirect_pc) {
+	v->elr_pending = true;
+	if (type == QEMU_PLUGIN_DISCON_EXCEPTION) {
 		v->esr_pending = true;
 		v->far_pending = true;
 		v->st.faults++;
@@ -114,10 +104,11 @@ static void mrs_cb(unsigned vcpu, void *ud)
 		if (!v->esr_pending)
 			return;
 		v->esr_pending = false;
-		val = poe_read(v, poe_reg[R_ESR_EL1]);
-		val &= ~(0x3full | 1ull << 10);		/* DFSC, FnV */
+		val = (uint64_t)(v->redirect_el ? EC_DABT_CUR : EC_DABT_LOW)
+		      << 26;
+		val |= ESR_IL | ESR_ISS2_OVERLAY;
+		val |= v->fault_wnr ? ESR_WNR : 0;
 		val |= 0xc | (v->fault_level & 3);	/* permission, level */
-		val |= ESR_ISS2_OVERLAY;
 		break;
 	case R_FAR_EL1:
 		if (!v->far_pending)
@@ -125,11 +116,11 @@ static void mrs_cb(unsigned vcpu, void *ud)
 		v->far_pending = false;
 		val = v->fault_va;
 		break;
-	default:	/* SP_EL0 */
-		if (!v->sp_el0_pending)
+	default:	/* ELR_EL1 */
+		if (!v->elr_pending)
 			return;
-		v->sp_el0_pending = false;
-		val = v->sp_el0_val;
+		v->elr_pending = false;
+		val = v->redirect_pc;
 		break;
 	}
 	update_pending(v);

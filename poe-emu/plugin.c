@@ -225,17 +225,15 @@ static void mops_check(struct poe_vcpu *v, const struct poe_insn *pi,
 	if (overlay_live(v, dst_el0)) {
 		addr = poe_read_gpr(v, d->rn, false);
 		poe_check(v, addr, n, false, true, dst_el0, &vd);
-		if (!vd.allowed) {
-			poe_fault_inject(v, pi, el, d->rn, addr, addr, &vd,
+		if (!vd.allowed)
+			poe_fault_inject(v, pi, el, true, &vd,
 					 dst_el0 ? v->por_el0 : v->por_el1);
-			return;
-		}
 	}
 	if (cpy && overlay_live(v, src_el0)) {
 		addr = poe_read_gpr(v, d->rs, false);
 		poe_check(v, addr, n, true, false, src_el0, &vd);
 		if (!vd.allowed)
-			poe_fault_inject(v, pi, el, d->rs, addr, addr, &vd,
+			poe_fault_inject(v, pi, el, false, &vd,
 					 src_el0 ? v->por_el0 : v->por_el1);
 	}
 }
@@ -268,16 +266,9 @@ static void ls_cb(unsigned vcpu, void *ud)
 		  d->kind != LS_LOAD, el0_perms, &vd);
 	if (vd.allowed)
 		return;
-	if ((d->flags & LS_F_LITERAL) ||
-	    ((d->flags & LS_F_REGOFF) && d->rm == d->rn && d->rn != 31)) {
-		fprintf(stderr, "poe-emu: cannot deliver fault for %08x at "
-			"pc %#llx (no usable base register)\n", pi->word,
-			(unsigned long long)pi->pc);
-		return;
-	}
 	if (el == 1 && poe_strict && !poe_strict_expected(v, pi->pc))
 		strict_abort(v, pi, &vd, por);
-	poe_fault_inject(v, pi, el, d->rn, base, ea, &vd, por);
+	poe_fault_inject(v, pi, el, d->kind != LS_LOAD, &vd, por);
 }
 
 static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
@@ -313,7 +304,7 @@ static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
 		else
 			field = offsetof(struct poe_score, gate_el1);
 		qemu_plugin_register_vcpu_insn_exec_cond_cb(
-			insn, ls_cb, QEMU_PLUGIN_CB_RW_REGS,
+			insn, ls_cb, QEMU_PLUGIN_CB_RW_REGS_PC,
 			QEMU_PLUGIN_COND_NE,
 			(qemu_plugin_u64){ poe_score, field }, 0, pi);
 	}

@@ -60,14 +60,13 @@ struct poe_vcpu {
 	uint64_t tcr, ttbr0, ttbr1, sctlr;
 	struct poe_tlb_entry tlb[POE_TLB_SIZE];
 
-	/* fault delivery: base register rewritten until the exception */
+	/* fault delivery: PC moved to a bad address until the exception */
 	bool redirect;
-	uint8_t redirect_reg;	/* 0..30, 31 = SP */
 	uint8_t redirect_el;
-	uint64_t redirect_pc, redirect_val;
-	/* what the kernel must see when it reads ESR/FAR/SP_EL0 */
-	bool esr_pending, far_pending, sp_el0_pending;
-	uint64_t fault_va, sp_el0_val;
+	uint64_t redirect_pc;
+	/* what the kernel must see when it reads ELR/ESR/FAR */
+	bool elr_pending, esr_pending, far_pending, fault_wnr;
+	uint64_t fault_va;
 	int fault_level;
 	/* for the log */
 	unsigned fault_key;
@@ -99,7 +98,7 @@ bool poe_strict_expected(struct poe_vcpu *v, uint64_t pc);
 enum poe_sysreg_id {
 	R_TCR_EL1, R_TTBR0_EL1, R_TTBR1_EL1, R_SCTLR_EL1, R_TCR2_EL1,
 	R_PIR_EL1, R_PIRE0_EL1, R_CPACR_EL1, R_ID_AA64MMFR3_EL1, R_ESR_EL1,
-	R_FAR_EL1, R_VBAR_EL1, R_DCZID_EL0, R_CPSR, R_SP, R_NUM
+	R_FAR_EL1, R_VBAR_EL1, R_DCZID_EL0, R_CPSR, R_SP, R_ELR_EL1, R_NUM
 };
 extern struct qemu_plugin_register *poe_reg[R_NUM];
 extern struct qemu_plugin_register *poe_xreg[31];
@@ -136,8 +135,8 @@ void poe_check(struct poe_vcpu *v, uint64_t va, uint64_t size, bool need_r,
 
 /* fault.c: fault delivery */
 void poe_fault_inject(struct poe_vcpu *v, const struct poe_insn *pi,
-		      unsigned el, unsigned reg, uint64_t regval,
-		      uint64_t ea, const struct poe_verdict *vd, uint64_t por);
+		      unsigned el, bool wnr, const struct poe_verdict *vd,
+		      uint64_t por);
 void poe_fault_discon(unsigned vcpu, enum qemu_plugin_discon_type type,
 		      uint64_t from_pc, uint64_t to_pc, void *ud);
 void poe_fault_instrument_mrs(struct qemu_plugin_insn *insn, unsigned which,

@@ -25,6 +25,7 @@ static const char *const reg_names[R_NUM] = {
 	[R_ID_AA64MMFR3_EL1] = "ID_AA64MMFR3_EL1", [R_ESR_EL1] = "ESR_EL1",
 	[R_FAR_EL1] = "FAR_EL1", [R_VBAR_EL1] = "VBAR_EL1",
 	[R_DCZID_EL0] = "DCZID_EL0", [R_CPSR] = "cpsr", [R_SP] = "sp",
+	[R_ELR_EL1] = "ELR_EL1",
 };
 
 bool poe_regs_init(bool verbose)
@@ -125,7 +126,7 @@ enum {
 	SR_SCTLR_EL1 = SYSREG(3, 0, 1, 0, 0),
 	SR_ESR_EL1 = SYSREG(3, 0, 5, 2, 0),
 	SR_FAR_EL1 = SYSREG(3, 0, 6, 0, 0),
-	SR_SP_EL0 = SYSREG(3, 0, 4, 1, 0),
+	SR_ELR_EL1 = SYSREG(3, 0, 4, 0, 1),
 };
 
 enum sr_op {
@@ -288,9 +289,9 @@ bool poe_sysreg_instrument(struct qemu_plugin_insn *insn, uint32_t word,
 		if (!msr)
 			poe_fault_instrument_mrs(insn, R_FAR_EL1, rt);
 		break;
-	case SR_SP_EL0:
+	case SR_ELR_EL1:
 		if (!msr)
-			poe_fault_instrument_mrs(insn, R_SP, rt);
+			poe_fault_instrument_mrs(insn, R_ELR_EL1, rt);
 		break;
 	default:
 		return false;

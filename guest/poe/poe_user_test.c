@@ -111,7 +111,7 @@ ACCESSOR(do_stp, "stp x10, x11, [x9, #16]")
 ACCESSOR(do_stp_pre, "stp x10, x11, [x9, #-16]!")
 ACCESSOR(do_str_q, "str q0, [x9, #32]")
 ACCESSOR(do_st1, "st1 {v0.16b}, [x9]")
-ACCESSOR(do_stxr, "stxr w12, x10, [x9]")
+ACCESSOR(do_stxr, "ldxr x11, [x9]\n\tstxr w12, x10, [x9]")
 ACCESSOR(do_stlr, "stlr x10, [x9]")
 ACCESSOR(do_ldadd, "ldadd x10, x11, [x9]")
 ACCESSOR(do_swp, "swp x10, x11, [x9]")
@@ -155,7 +155,7 @@ static const struct access accesses[] = {
 	{ "stp-pre", do_stp_pre, -16 & 0xfff, 1, 1, 0 },
 	{ "str-q", do_str_q, 32, 1, 0, 0 },
 	{ "st1", do_st1, 0, 1, 0, 0 },
-	{ "stxr", do_stxr, 0, 1, 0, 0 },
+	{ "ldxr-stxr", do_stxr, 0, 1, 0, 0 },
 	{ "stlr", do_stlr, 0, 1, 0, 0 },
 	{ "ldadd", do_ldadd, 0, 1, 0, 0 },
 	{ "swp", do_swp, 0, 1, 0, 0 },
@@ -213,6 +213,18 @@ static int unchanged(const unsigned char *p)
 	return 1;
 }
 
+/* Is the page still all 0x5a? Read with the key's RW granted. */
+static int unchanged_key(const unsigned char *p, int key)
+{
+	uint64_t por = por_read();
+	int ret;
+
+	por_write((por & ~(0xfull << (4 * key))) | 0x5ull << (4 * key));
+	ret = unchanged(p);
+	por_write(por);
+	return ret;
+}
+
 /* A denied access: must fault with SEGV_PKUERR at the exact address. */
 static void negative(const struct access *a, unsigned char *pg, int key,
 		     const char *keyname)
@@ -245,7 +257,7 @@ static void negative(const struct access *a, unsigned char *pg, int key,
 	else if (a->sp_base && got_sp != base)
 		snprintf(why, sizeof(why), "sp %#lx after fault, want %#lx",
 			 (unsigned long)got_sp, (unsigned long)base);
-	else if (!unchanged(pg))
+	else if (!unchanged_key(pg, key))
 		snprintf(why, sizeof(why), "memory changed");
 	else
 		why[0] = 0;
