@@ -56,6 +56,7 @@ void poe_fault_inject(struct poe_vcpu *v, const struct poe_insn *pi,
 	v->fault_key = vd->key;
 	v->fault_por = por;
 	v->fault_what = pi->d.name;
+	v->fault_kind = ls_kind_name(pi->d.kind);
 	qemu_plugin_set_pc(BAD_PC);	/* does not return */
 }
 

@@ -5,16 +5,19 @@
  * per-access check, logging, statistics and strict mode.
  *
  * Every data access instruction gets a conditional callback that runs only
- * while the overlay of the EL it executes at is enabled and the current
- * POR value restricts some key (struct poe_score gates, kept by regs.c),
- * so a guest that does not use overlays pays (almost) nothing. Code in the
- * TTBR1 half runs at EL1 (gate_el1; unprivileged LDTR/STTR use gate_el0);
- * code in the TTBR0 half is normally EL0 but the idmap runs there at EL1,
- * so those callbacks (gate_any) read PSTATE.EL.
+ * while the overlay of the EL whose permissions it uses is enabled and the
+ * current POR value denies some key what the access needs (struct
+ * poe_score gates, kept by regs.c): loads only while some key lacks R,
+ * stores while some key lacks W. A guest that does not use overlays pays
+ * (almost) nothing, and in kpkeys' default context (key 1 read-only) EL1
+ * loads are free. Code in the TTBR1 half runs at EL1 (unprivileged
+ * LDTR/STTR use EL0 permissions); code in the TTBR0 half is normally EL0
+ * but the idmap runs there at EL1, so those callbacks read PSTATE.EL.
  *
  * Options: log=FILE, stats=on, strict=on (needs sysmap=FILE, the guest
  * kernel's System.map), verbose=on, force_el1=on (benchmark aid: EL1
- * overlay forced on with POR_EL1 = key 0 RWX only). See README.md.
+ * overlay forced on with POR_EL1 = 0x77777717, kpkeys' default context:
+ * key 1 read-only, the others RWX). See README.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,12 +59,12 @@ void poe_log_fault(struct poe_vcpu *v, unsigned type)
 	g_mutex_lock(&lock);
 	fprintf(poe_log,
 		"poe-fault: vcpu=%u el=%u pc=0x%llx va=0x%llx pkey=%u "
-		"por=0x%llx kind=%s level=%d\n",
+		"por=0x%llx kind=%s class=%s wnr=%d level=%d\n",
 		v->index, v->redirect_el,
 		(unsigned long long)v->redirect_pc,
 		(unsigned long long)v->fault_va, v->fault_key,
-		(unsigned long long)v->fault_por, v->fault_what,
-		v->fault_level);
+		(unsigned long long)v->fault_por, v->fault_kind,
+		v->fault_what, v->fault_wnr, v->fault_level);
 	fflush(poe_log);
 	g_mutex_unlock(&lock);
 }
@@ -271,6 +274,42 @@ static void ls_cb(unsigned vcpu, void *ud)
 	poe_fault_inject(v, pi, el, d->kind != LS_LOAD, &vd, por);
 }
 
+/*
+ * The scoreboard word that must be non-zero for this access to need a
+ * check: by the EL whose permissions apply (TTBR1 code runs at EL1,
+ * TTBR0 code at either) and by what it needs (R, W or both).
+ */
+static size_t gate_field(const struct ls_insn *d, bool high)
+{
+	static const size_t field[3][3] = {
+		{ offsetof(struct poe_score, rd_el1),
+		  offsetof(struct poe_score, wr_el1),
+		  offsetof(struct poe_score, rw_el1) },
+		{ offsetof(struct poe_score, rd_el0),
+		  offsetof(struct poe_score, wr_el0),
+		  offsetof(struct poe_score, rw_el0) },
+		{ offsetof(struct poe_score, rd_any),
+		  offsetof(struct poe_score, wr_any),
+		  offsetof(struct poe_score, rw_any) },
+	};
+	unsigned who, need;
+
+	if (d->kind == LS_LOAD)
+		need = 0;
+	else if (d->kind == LS_STORE || d->kind == LS_ZVA)
+		need = 1;
+	else
+		need = 2;
+	if (!high || (d->kind == LS_MOPS &&
+		      (d->flags & (LS_F_UNPRIV | LS_F_SRC_UNPRIV))))
+		who = 2;
+	else if (d->flags & LS_F_UNPRIV)
+		who = 1;
+	else
+		who = 0;
+	return field[who][need];
+}
+
 static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
@@ -296,13 +335,7 @@ static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
 		pi->pc = pc;
 		pi->word = word;
 		pi->high = pc >> 63;
-		if (!pi->high || (d.kind == LS_MOPS &&
-				  (d.flags & (LS_F_UNPRIV | LS_F_SRC_UNPRIV))))
-			field = offsetof(struct poe_score, gate_any);
-		else if (d.flags & LS_F_UNPRIV)
-			field = offsetof(struct poe_score, gate_el0);
-		else
-			field = offsetof(struct poe_score, gate_el1);
+		field = gate_field(&d, pi->high);
 		qemu_plugin_register_vcpu_insn_exec_cond_cb(
 			insn, ls_cb, QEMU_PLUGIN_CB_RW_REGS_PC,
 			QEMU_PLUGIN_COND_NE,
@@ -334,9 +367,10 @@ static void vcpu_init(unsigned vcpu, void *ud)
 	}
 	g_mutex_unlock(&lock);
 	if (poe_force_el1) {
-		/* benchmark aid: EL1 overlay on, only key 0 accessible */
+		/* benchmark aid: EL1 overlay on, POR_EL1 as kpkeys' default
+		 * context (key 1 read-only, every other key RWX) */
 		v->tcr2 |= TCR2_POE;
-		v->por_el1 = 0x7;
+		v->por_el1 = 0x77777717;
 	}
 	poe_update_gates(v);
 }

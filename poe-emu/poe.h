@@ -26,9 +26,15 @@
 
 /* Values read by conditional callbacks; one element per vCPU. */
 struct poe_score {
-	uint64_t gate_el1;	/* EL1 overlay on and POR_EL1 restricts */
-	uint64_t gate_el0;	/* EL0 overlay on and POR_EL0 restricts */
-	uint64_t gate_any;	/* either (code that may run at EL0 or EL1) */
+	/*
+	 * Gates, per EL whose permissions apply: non-zero while that EL's
+	 * overlay is enabled and its POR value denies some key R (rd), W
+	 * (wr), or either (rw). "any" is the OR over EL0 and EL1, for code
+	 * that may run at either EL. Loads test rd, stores wr, RMW rw.
+	 */
+	uint64_t rd_el1, wr_el1, rw_el1;
+	uint64_t rd_el0, wr_el0, rw_el0;
+	uint64_t rd_any, wr_any, rw_any;
 	uint64_t pending;	/* a fault is being delivered: patch MRS */
 	uint64_t isb;		/* stats: ISBs executed (inline counter) */
 };
@@ -71,7 +77,8 @@ struct poe_vcpu {
 	/* for the log */
 	unsigned fault_key;
 	uint64_t fault_por;
-	const char *fault_what;
+	const char *fault_what;	/* instruction class */
+	const char *fault_kind;	/* load, store, rmw, zva, mops */
 
 	struct poe_stats st;
 };

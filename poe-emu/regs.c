@@ -100,14 +100,39 @@ unsigned poe_current_el(struct poe_vcpu *v)
 	return (poe_read(v, poe_reg[R_CPSR]) >> 2) & 3;
 }
 
+/* Which of R (bit 0) and W (bit 1) does POR value por deny some key? */
+static unsigned por_denies(uint64_t por)
+{
+	unsigned k, d = 0;
+
+	for (k = 0; k < 8; k++) {
+		unsigned p = (por >> (4 * k)) & 0xf;
+
+		if (p & 8)
+			p = 0;			/* reserved: no access */
+		if (!(p & 1))
+			d |= 1;
+		if (!(p & 4))
+			d |= 2;
+	}
+	return d;
+}
+
 void poe_update_gates(struct poe_vcpu *v)
 {
 	struct poe_score *s = poe_score_of(v->index);
+	unsigned el1 = (v->tcr2 & TCR2_POE) ? por_denies(v->por_el1) : 0;
+	unsigned el0 = (v->tcr2 & TCR2_E0POE) ? por_denies(v->por_el0) : 0;
 
-	s->gate_el1 = (v->tcr2 & TCR2_POE) && poe_por_restricts(v->por_el1);
-	s->gate_el0 = (v->tcr2 & TCR2_E0POE) &&
-		      poe_por_restricts(v->por_el0);
-	s->gate_any = s->gate_el1 | s->gate_el0;
+	s->rd_el1 = el1 & 1;
+	s->wr_el1 = !!(el1 & 2);
+	s->rw_el1 = !!el1;
+	s->rd_el0 = el0 & 1;
+	s->wr_el0 = !!(el0 & 2);
+	s->rw_el0 = !!el0;
+	s->rd_any = (el1 | el0) & 1;
+	s->wr_any = !!((el1 | el0) & 2);
+	s->rw_any = !!(el1 | el0);
 }
 
 #define SYSREG(op0, op1, crn, crm, op2) \
