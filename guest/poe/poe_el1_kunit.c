@@ -21,6 +21,7 @@
 #include <kunit/test.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/pgtable.h>
 #include <linux/uaccess.h>
 #include <asm/cpufeature.h>
@@ -169,10 +170,33 @@ static void poe_el1_not_o_not_applied(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen, val);
 }
 
+/*
+ * Opt-in (poe_el1_kunit.oops=1 on the command line): a plain store, with
+ * no exception-table fixup, to the write-denied page. On hardware, and
+ * under poe-emu, this oopses ("Unable to handle kernel write to read-only
+ * memory", ISS2 Overlay = 1); under poe-emu strict=on QEMU stops with a
+ * report instead. It shows what a missing kpkeys switch looks like.
+ */
+static bool oops;
+module_param(oops, bool, 0444);
+
+static void poe_el1_plain_write_oops(struct kunit *test)
+{
+	struct poe_ctx c;
+
+	if (!oops)
+		kunit_skip(test, "opt-in: poe_el1_kunit.oops=1");
+	poe_setup(test, &c, true, POE_R);
+	WRITE_ONCE(c.addr[0], 0x1234);	/* faults: never returns */
+	poe_teardown(&c);
+	KUNIT_FAIL(test, "plain write to a write-denied key did not fault");
+}
+
 static struct kunit_case poe_el1_cases[] = {
 	KUNIT_CASE(poe_el1_write_denied),
 	KUNIT_CASE(poe_el1_write_granted),
 	KUNIT_CASE(poe_el1_not_o_not_applied),
+	KUNIT_CASE(poe_el1_plain_write_oops),
 	{}
 };
 
