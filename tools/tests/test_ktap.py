@@ -1,0 +1,117 @@
+"""Tests of tools/ktap.py on serial logs captured from real boots."""
+
+import os
+import unittest
+
+from tools import ktap
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+def load(name):
+    with open(os.path.join(DATA, name), errors="replace") as f:
+        return ktap.parse_log(name, f.read())
+
+
+def suite(run, name):
+    return next(s for s in run.suites if s.name == name)
+
+
+class KUnitWithFailuresAndPanic(unittest.TestCase):
+    """A development boot: KUnit ran, several cases failed, no initramfs."""
+
+    def setUp(self):
+        self.run = load("kunit-kpkeys-panic.log")
+
+    def test_counts_cases_of_the_suite(self):
+        s = suite(self.run, "kpkeys_hardened_pgtables")
+        self.assertEqual((s.count(ktap.PASS), s.count(ktap.FAIL), s.count(ktap.SKIP)), (6, 13, 0))
+
+    def test_names_the_failed_cases(self):
+        s = suite(self.run, "kpkeys_hardened_pgtables")
+        failed = [c.name for c in s.cases if c.status == ktap.FAIL]
+        self.assertIn("hardirq_inside_window_cannot_write", failed)
+        self.assertNotIn("set_memory_pkey_rejects_invalid_pkey", failed)
+
+    def test_panic_and_missing_init_are_run_failures(self):
+        self.assertTrue(any("Kernel panic" in p for p in self.run.problems))
+        self.assertTrue(any("did not reach 'done'" in p for p in self.run.problems))
+
+    def test_keeps_emulator_statistics(self):
+        self.assertTrue(any(n.startswith("poe-stats: total") for n in self.run.notes))
+
+
+class SyntheticKtap(unittest.TestCase):
+    """Shapes the captured logs do not contain (lines in the kernel's format)."""
+
+    LOG = """\
+[    1.0] KTAP version 1
+[    1.0] 1..2
+[    1.0]     KTAP version 1
+[    1.0]     # Subtest: alpha
+[    1.0]     1..3
+[    1.0]     ok 1 first
+[    1.0]     ok 2 second # SKIP POE not present
+[    1.0]         KTAP version 1
+[    1.0]         # Subtest: param
+[    1.0]         ok 1 p0
+[    1.0]         not ok 2 p1
+[    1.0]     not ok 3 param
+[    1.0] not ok 1 alpha
+[    1.0]     KTAP version 1
+[    1.0]     # Subtest: beta
+[    1.0]     1..1
+[    1.0] ok 2 beta # SKIP no hardware
+kpkeys-guest: begin kernel=7.3.4 cpus=2
+kpkeys-guest: kselftest-begin arm64:hwcap
+TAP version 13
+1..1
+# timeout set to 45
+# selftests: arm64: hwcap
+# TAP version 13
+# 1..2
+# ok 1 cpuinfo_match_POE
+# ok 2 sigill_POE # SKIP no POE
+ok 1 selftests: arm64: hwcap
+kpkeys-guest: kselftest-end arm64:hwcap rc=0
+kpkeys-guest: kselftest-begin mm:protection_keys
+TAP version 13
+1..1
+# selftests: mm: protection_keys
+# segfault
+not ok 1 selftests: mm: protection_keys # exit=139
+kpkeys-guest: kselftest-end mm:protection_keys rc=1
+kpkeys-guest: done
+"""
+
+    def setUp(self):
+        self.run = ktap.parse_log("synthetic", self.LOG)
+
+    def test_parameterised_case_counts_once(self):
+        s = suite(self.run, "alpha")
+        self.assertEqual([c.status for c in s.cases], [ktap.PASS, ktap.SKIP, ktap.FAIL])
+
+    def test_skip_reason_is_kept(self):
+        self.assertEqual(suite(self.run, "alpha").cases[1].reason, "POE not present")
+
+    def test_suite_skipped_as_a_whole(self):
+        s = suite(self.run, "beta")
+        self.assertEqual([(c.status, c.reason) for c in s.cases], [(ktap.SKIP, "no hardware")])
+
+    def test_kselftest_cases_come_from_the_program(self):
+        s = suite(self.run, "arm64:hwcap")
+        self.assertEqual((s.count(ktap.PASS), s.count(ktap.SKIP)), (1, 1))
+
+    def test_crashed_kselftest_fails(self):
+        s = suite(self.run, "mm:protection_keys")
+        self.assertEqual(s.count(ktap.FAIL), 1)
+        self.assertEqual(self.run.problems, [])
+
+    def test_report_totals(self):
+        with open(os.devnull, "w") as null:
+            t = ktap.report([self.run], out=null)
+        self.assertEqual((t[ktap.PASS], t[ktap.FAIL], t[ktap.SKIP]), (2, 2, 3))
+
+
+if __name__ == "__main__":
+    unittest.main()
