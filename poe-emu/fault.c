@@ -72,6 +72,8 @@ void poe_fault_discon(unsigned vcpu, enum qemu_plugin_discon_type type,
 	struct poe_vcpu *v = &poe_vcpus[vcpu];
 
 	(void)ud;
+	(void)from_pc;
+	poe_set_el(v, 1);	/* exceptions are taken to EL1 */
 	if (!v->redirect)
 		return;
 	v->redirect = false;

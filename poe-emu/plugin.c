@@ -12,7 +12,9 @@
  * (almost) nothing, and in kpkeys' default context (key 1 read-only) EL1
  * loads are free. Code in the TTBR1 half runs at EL1 (unprivileged
  * LDTR/STTR use EL0 permissions); code in the TTBR0 half is normally EL0
- * but the idmap runs there at EL1, so those callbacks read PSTATE.EL.
+ * but the idmap runs there at EL1, so those use the gates of the EL the
+ * vCPU is at, tracked at exception entry (discontinuity callback) and at
+ * ERET (SPSR_EL1.M), which avoids reading PSTATE on every access.
  *
  * Options: log=FILE, stats=on, strict=on (needs sysmap=FILE, the guest
  * kernel's System.map), verbose=on, force_el1=on (benchmark aid: EL1
@@ -246,7 +248,7 @@ static void ls_cb(unsigned vcpu, void *ud)
 	const struct poe_insn *pi = ud;
 	const struct ls_insn *d = &pi->d;
 	struct poe_vcpu *v = &poe_vcpus[vcpu];
-	unsigned el = pi->high ? 1 : poe_current_el(v);
+	unsigned el = pi->high ? 1 : v->el;
 	bool el0_perms = el == 0 || (d->flags & LS_F_UNPRIV);
 	uint64_t por = el0_perms ? v->por_el0 : v->por_el1;
 	uint64_t base, index = 0, ea;
@@ -288,9 +290,9 @@ static size_t gate_field(const struct ls_insn *d, bool high)
 		{ offsetof(struct poe_score, rd_el0),
 		  offsetof(struct poe_score, wr_el0),
 		  offsetof(struct poe_score, rw_el0) },
-		{ offsetof(struct poe_score, rd_any),
-		  offsetof(struct poe_score, wr_any),
-		  offsetof(struct poe_score, rw_any) },
+		{ offsetof(struct poe_score, rd_cur),
+		  offsetof(struct poe_score, wr_cur),
+		  offsetof(struct poe_score, rw_cur) },
 	};
 	unsigned who, need;
 
@@ -300,8 +302,10 @@ static size_t gate_field(const struct ls_insn *d, bool high)
 		need = 1;
 	else
 		need = 2;
-	if (!high || (d->kind == LS_MOPS &&
-		      (d->flags & (LS_F_UNPRIV | LS_F_SRC_UNPRIV))))
+	if (high && d->kind == LS_MOPS &&
+	    (d->flags & (LS_F_UNPRIV | LS_F_SRC_UNPRIV)))
+		return offsetof(struct poe_score, rw_any);
+	if (!high)
 		who = 2;
 	else if (d->flags & LS_F_UNPRIV)
 		who = 1;
@@ -352,6 +356,7 @@ static void vcpu_init(unsigned vcpu, void *ud)
 		return;
 	v = &poe_vcpus[vcpu];
 	v->index = vcpu;
+	v->el = 1;		/* vCPUs start at EL1 (no EL2/EL3) */
 	v->buf = g_byte_array_new();
 	g_mutex_lock(&lock);
 	if (!regs_ready) {

@@ -29,12 +29,15 @@ struct poe_score {
 	/*
 	 * Gates, per EL whose permissions apply: non-zero while that EL's
 	 * overlay is enabled and its POR value denies some key R (rd), W
-	 * (wr), or either (rw). "any" is the OR over EL0 and EL1, for code
-	 * that may run at either EL. Loads test rd, stores wr, RMW rw.
+	 * (wr), or either (rw). "cur" is the set of the EL the vCPU is at
+	 * (tracked at exception entry and ERET), for code in the TTBR0 half
+	 * that may run at either EL; rw_any is rw_el1 | rw_el0. Loads test
+	 * rd, stores wr, read-modify-writes rw.
 	 */
 	uint64_t rd_el1, wr_el1, rw_el1;
 	uint64_t rd_el0, wr_el0, rw_el0;
-	uint64_t rd_any, wr_any, rw_any;
+	uint64_t rd_cur, wr_cur, rw_cur;
+	uint64_t rw_any;
 	uint64_t pending;	/* a fault is being delivered: patch MRS */
 	uint64_t isb;		/* stats: ISBs executed (inline counter) */
 };
@@ -55,6 +58,7 @@ struct poe_stats {
 struct poe_vcpu {
 	unsigned index;
 	GByteArray *buf;
+	unsigned el;		/* current EL: 1 after an exception, ERET's */
 
 	/* emulated / shadowed system registers */
 	uint64_t por_el0, por_el1;
@@ -105,7 +109,7 @@ bool poe_strict_expected(struct poe_vcpu *v, uint64_t pc);
 enum poe_sysreg_id {
 	R_TCR_EL1, R_TTBR0_EL1, R_TTBR1_EL1, R_SCTLR_EL1, R_TCR2_EL1,
 	R_PIR_EL1, R_PIRE0_EL1, R_CPACR_EL1, R_ID_AA64MMFR3_EL1, R_ESR_EL1,
-	R_FAR_EL1, R_VBAR_EL1, R_DCZID_EL0, R_CPSR, R_SP, R_ELR_EL1, R_NUM
+	R_FAR_EL1, R_VBAR_EL1, R_DCZID_EL0, R_CPSR, R_SP, R_ELR_EL1, R_SPSR_EL1, R_NUM
 };
 extern struct qemu_plugin_register *poe_reg[R_NUM];
 extern struct qemu_plugin_register *poe_xreg[31];
@@ -116,6 +120,7 @@ bool poe_write(struct poe_vcpu *v, struct qemu_plugin_register *h,
 uint64_t poe_read_gpr(struct poe_vcpu *v, unsigned n, bool sp);
 unsigned poe_current_el(struct poe_vcpu *v);
 void poe_update_gates(struct poe_vcpu *v);
+void poe_set_el(struct poe_vcpu *v, unsigned el);
 /* instrument a system instruction; returns true if it was one of ours */
 bool poe_sysreg_instrument(struct qemu_plugin_insn *insn, uint32_t word,
 			   uint64_t pc, bool stats);

@@ -25,7 +25,7 @@ static const char *const reg_names[R_NUM] = {
 	[R_ID_AA64MMFR3_EL1] = "ID_AA64MMFR3_EL1", [R_ESR_EL1] = "ESR_EL1",
 	[R_FAR_EL1] = "FAR_EL1", [R_VBAR_EL1] = "VBAR_EL1",
 	[R_DCZID_EL0] = "DCZID_EL0", [R_CPSR] = "cpsr", [R_SP] = "sp",
-	[R_ELR_EL1] = "ELR_EL1",
+	[R_ELR_EL1] = "ELR_EL1", [R_SPSR_EL1] = "SPSR_EL1",
 };
 
 bool poe_regs_init(bool verbose)
@@ -123,6 +123,7 @@ void poe_update_gates(struct poe_vcpu *v)
 	struct poe_score *s = poe_score_of(v->index);
 	unsigned el1 = (v->tcr2 & TCR2_POE) ? por_denies(v->por_el1) : 0;
 	unsigned el0 = (v->tcr2 & TCR2_E0POE) ? por_denies(v->por_el0) : 0;
+	unsigned cur = v->el ? el1 : el0;
 
 	s->rd_el1 = el1 & 1;
 	s->wr_el1 = !!(el1 & 2);
@@ -130,9 +131,18 @@ void poe_update_gates(struct poe_vcpu *v)
 	s->rd_el0 = el0 & 1;
 	s->wr_el0 = !!(el0 & 2);
 	s->rw_el0 = !!el0;
-	s->rd_any = (el1 | el0) & 1;
-	s->wr_any = !!((el1 | el0) & 2);
+	s->rd_cur = cur & 1;
+	s->wr_cur = !!(cur & 2);
+	s->rw_cur = !!cur;
 	s->rw_any = !!(el1 | el0);
+}
+
+void poe_set_el(struct poe_vcpu *v, unsigned el)
+{
+	if (v->el != el) {
+		v->el = el;
+		poe_update_gates(v);
+	}
 }
 
 #define SYSREG(op0, op1, crn, crm, op2) \
@@ -157,7 +167,7 @@ enum {
 enum sr_op {
 	OP_MRS_POR_EL0, OP_MSR_POR_EL0, OP_MRS_POR_EL1, OP_MSR_POR_EL1,
 	OP_MRS_MMFR3, OP_MRS_TCR2, OP_MSR_TCR2, OP_MSR_PIR, OP_MSR_PIRE0,
-	OP_MSR_MMU, OP_TLBI,
+	OP_MSR_MMU, OP_TLBI, OP_ERET,
 };
 
 struct sr_insn {
@@ -176,9 +186,14 @@ static void sr_cb(unsigned vcpu, void *ud)
 {
 	const struct sr_insn *s = ud;
 	struct poe_vcpu *v = &poe_vcpus[vcpu];
-	unsigned el = s->high ? 1 : poe_current_el(v);
+	unsigned el;
 	uint64_t val;
 
+	if (s->op == OP_ERET) {
+		/* the EL we return to, for the TTBR0-half gates */
+		poe_set_el(v, (poe_read(v, poe_reg[R_SPSR_EL1]) >> 2) & 3);
+		return;
+	}
 	if (s->op == OP_TLBI) {
 		v->st.tlbi++;
 		poe_tlb_flush(v);
@@ -189,6 +204,7 @@ static void sr_cb(unsigned vcpu, void *ud)
 		v->mmu_valid = false;
 		return;
 	}
+	el = s->high ? 1 : poe_current_el(v);
 	if (el == 0) {
 		/* only POR_EL0, and only if CPACR_EL1.E0POE lets EL0 in */
 		if (s->op != OP_MRS_POR_EL0 && s->op != OP_MSR_POR_EL0)
@@ -268,6 +284,11 @@ bool poe_sysreg_instrument(struct qemu_plugin_insn *insn, uint32_t word,
 			qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
 				insn, QEMU_PLUGIN_INLINE_ADD_U64, isb, 1);
 		}
+		return true;
+	}
+	/* ERET, ERETAA, ERETAB (from EL1: EL2/EL3 are not emulated) */
+	if (word == 0xd69f03e0 || word == 0xd69f0bff || word == 0xd69f0fff) {
+		add_sr_cb(insn, pc, OP_ERET, 0);
 		return true;
 	}
 	if ((word & 0xfff8f000) == 0xd5088000) {	/* TLBI */
