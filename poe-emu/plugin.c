@@ -198,10 +198,9 @@ static void strict_abort(struct poe_vcpu *v, const struct poe_insn *pi,
 }
 
 /* Is the overlay that governs an access with these permissions live? */
-static bool overlay_live(const struct poe_vcpu *v, bool el0_perms)
+static inline bool overlay_live(const struct poe_vcpu *v, bool el0_perms)
 {
-	return (v->tcr2 & (el0_perms ? TCR2_E0POE : TCR2_POE)) &&
-	       poe_por_restricts(el0_perms ? v->por_el0 : v->por_el1);
+	return el0_perms ? v->live_el0 : v->live_el1;
 }
 
 /*

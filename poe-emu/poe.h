@@ -64,6 +64,8 @@ struct poe_vcpu {
 	uint64_t por_el0, por_el1;
 	uint64_t tcr2;		/* as written by the guest (QEMU drops POE) */
 	uint64_t pir_el1, pire0_el1;
+	/* overlay enabled and POR restricting, per EL (poe_update_gates) */
+	bool live_el1, live_el0;
 
 	/* translation registers, read lazily (mmu_valid) */
 	bool mmu_valid;

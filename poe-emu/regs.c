@@ -135,6 +135,8 @@ void poe_update_gates(struct poe_vcpu *v)
 	s->wr_cur = !!(cur & 2);
 	s->rw_cur = !!cur;
 	s->rw_any = !!(el1 | el0);
+	v->live_el1 = el1;
+	v->live_el0 = el0;
 }
 
 void poe_set_el(struct poe_vcpu *v, unsigned el)
