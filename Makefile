@@ -10,6 +10,9 @@
 # Pins: tools/versions. Caches: $(KPKEYS_CACHE) (default ~/.cache/kpkeys).
 # Logs: build/logs/ (boots) and the cache's out/NAME/ (kernel builds).
 
+# POE=off boots without the emulator: make run POE=off
+export POE
+
 .PHONY: run check tree series defconfig-build deps clean
 
 run:
