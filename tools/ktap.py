@@ -7,10 +7,10 @@ suites print at boot, then blocks our guest init frames with
 kselftest runner) and "guest-begin P" / "guest-end P rc=N" (TAP from our own
 guest programs), then "kpkeys-guest: done".
 
-    tools/ktap.py report [--expect-kunit "SUITE ..."] NAME=LOG [NAME=LOG ...]
+    tools/ktap.py report NAME=LOG[=SUITE SUITE...] ...
         print a table per suite and "guest: N passed, N failed, N skipped";
-        exit 1 on any failure, including an expected KUnit suite that did
-        not run
+        exit 1 on any failure, including a listed KUnit suite that did not
+        run
 """
 
 import re
@@ -207,26 +207,21 @@ def report(runs, out=sys.stdout):
 def load(args):
     runs = []
     for a in args:
-        name, _, path = a.partition("=")
+        name, path, *expect = a.split("=", 2)
         with open(path, errors="replace") as f:
-            runs.append(parse_log(name, f.read()))
+            run = parse_log(name, f.read())
+        ran = {s.name for s in run.suites if s.kind == "kunit"}
+        run.problems += [f"KUnit suite {e} did not run"
+                         for e in (expect[0].split() if expect else []) if e not in ran]
+        runs.append(run)
     return runs
 
 
 def main(argv):
-    args = argv[1:]
-    if not args or args[0] != "report":
+    if len(argv) < 3 or argv[1] != "report":
         print(__doc__, file=sys.stderr)
         return 2
-    args = args[1:]
-    expect = []
-    if args[:1] == ["--expect-kunit"]:
-        expect, args = args[1].split(), args[2:]
-    runs = load(args)
-    for r in runs:
-        ran = {s.name for s in r.suites if s.kind == "kunit"}
-        r.problems += [f"KUnit suite {e} did not run" for e in expect if e not in ran]
-    t = report(runs)
+    t = report(load(argv[2:]))
     print(f"\nguest: {t[PASS]} passed, {t[FAIL]} failed, {t[SKIP]} skipped")
     return 1 if t[FAIL] else 0
 
