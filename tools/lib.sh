@@ -11,7 +11,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # reused by every clone on this machine.
 CACHE=${KPKEYS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kpkeys}
 ROOTFS=$CACHE/debian13-root
-LINUX=$TOP/build/linux
+LINUX=${KPKEYS_LINUX:-$TOP/build/linux}
 OUT=${KPKEYS_OUT:-$CACHE/out}
 LOGS=$TOP/build/logs
 mkdir -p "$CACHE" "$OUT" "$LOGS"
