@@ -41,6 +41,28 @@ class KUnitWithFailuresAndPanic(unittest.TestCase):
         self.assertTrue(any(n.startswith("poe-stats: total") for n in self.run.notes))
 
 
+class UserPkeyKselftests(unittest.TestCase):
+    """A hardened boot under the emulator where the rseq/POR_EL0 race hit."""
+
+    def setUp(self):
+        self.run = load("kselftest-user-pkeys.log")
+
+    def test_protection_keys_cases_are_counted(self):
+        s = suite(self.run, "mm:protection_keys")
+        self.assertEqual((s.count(ktap.PASS), s.count(ktap.FAIL)), (462, 0))
+
+    def test_known_race_is_a_skip_with_its_reason(self):
+        s = suite(self.run, "mm:pkey_sighandler_tests")
+        c = next(c for c in s.cases if c.name == "test_sigsegv_handler_cannot_access_stack")
+        self.assertEqual(c.status, ktap.SKIP)
+        self.assertIn("rseq", c.reason)
+        self.assertEqual((s.count(ktap.PASS), s.count(ktap.FAIL)), (4, 0))
+
+    def test_kunit_suites_of_the_boot(self):
+        self.assertEqual(suite(self.run, "usercopy").count(ktap.PASS), 4)
+        self.assertEqual(self.run.problems, [])
+
+
 class SyntheticKtap(unittest.TestCase):
     """Shapes the captured logs do not contain (lines in the kernel's format)."""
 
