@@ -9,7 +9,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Everything downloaded or built outside the tracked tree lives here and is
 # reused by every clone on this machine.
-CACHE=${KPKEYS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kpkeys}
+CACHE=${KPKEYS_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/kpkeys}
 ROOTFS=$CACHE/debian13-root
 LINUX=${KPKEYS_LINUX:-$TOP/build/linux}
 OUT=${KPKEYS_OUT:-$CACHE/out}
