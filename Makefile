@@ -4,7 +4,8 @@
 #   make check            tool tests, checkpatch, boot matrix ("N passed, N failed")
 #   make tree             (re)create build/linux = Linux 7.3 (tag base) + patches/
 #   make series           export build/linux base..HEAD back to patches/
-#   make defconfig-build  arm64 defconfig + CONFIG_KPKEYS_HARDENED_PGTABLES=y
+#   make defconfig-build  arm64 defconfig + CONFIG_KPKEYS_HARDENED_PGTABLES=y, W=1
+#   make prefixes         build and boot every prefix of the series (bisectability)
 #   make deps             install host packages and the Debian 13 QEMU root
 #
 # Pins: tools/versions. Caches: $(KPKEYS_CACHE) (default ~/.cache/kpkeys).
@@ -13,7 +14,7 @@
 # POE=off boots without the emulator: make run POE=off
 export POE
 
-.PHONY: run check tree series defconfig-build deps clean
+.PHONY: run check tree series defconfig-build prefixes deps clean
 
 run:
 	@tools/run
@@ -28,9 +29,10 @@ series:
 	@tools/series
 
 defconfig-build:
-	@tools/deps && tools/tree --if-stale && \
-	  tools/build-kernel defconfig --defconfig defconfig-hardened >/dev/null && \
-	  echo "defconfig build ok: $${KPKEYS_CACHE:-$$HOME/.cache/kpkeys}/out/defconfig"
+	@tools/defconfig-build
+
+prefixes:
+	@tools/deps && tools/tree --if-stale && tools/build-prefixes
 
 deps:
 	@tools/deps
