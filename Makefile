@@ -32,7 +32,7 @@ defconfig-build:
 	@tools/defconfig-build
 
 prefixes:
-	@tools/deps && tools/tree --if-stale && tools/build-prefixes
+	@tools/build-prefixes
 
 deps:
 	@tools/deps
