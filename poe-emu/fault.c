@@ -73,6 +73,7 @@ void poe_fault_discon(unsigned vcpu, enum qemu_plugin_discon_type type,
 
 	(void)ud;
 	(void)from_pc;
+	count_discon(vcpu, type);
 	poe_set_el(v, 1);	/* exceptions are taken to EL1 */
 	if (!v->redirect)
 		return;

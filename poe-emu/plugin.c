@@ -322,14 +322,19 @@ static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
 		struct poe_insn *pi;
+		struct sys_insn si;
 		struct ls_insn d;
 		uint32_t word;
 		size_t field;
 
 		if (qemu_plugin_insn_data(insn, &word, 4) != 4)
 			continue;
-		if (poe_sysreg_instrument(insn, word, pc, opt_stats))
+		count_instrument_insn(insn, pc);	/* first, see count.c */
+		if (sys_decode(word, &si)) {
+			count_instrument_sys(insn, &si);
+			poe_sysreg_instrument(insn, &si, pc, opt_stats);
 			continue;
+		}
 		if (!ls_decode(word, &d) || d.kind == LS_PRFM ||
 		    d.kind == LS_MOPS_CONT)
 			continue;
@@ -422,6 +427,7 @@ static void at_exit(void *ud)
 		}
 		print_stats("total", &total, isb_total);
 	}
+	count_exit();
 	if (poe_log)
 		fclose(poe_log);
 }
@@ -454,6 +460,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			ok = qemu_plugin_bool_parse(key, val, &poe_force_el1);
 		} else if (!strcmp(key, "verbose")) {
 			ok = qemu_plugin_bool_parse(key, val, &opt_verbose);
+		} else if (!strcmp(key, "bench")) {
+			ok = count_open(val);
 		} else if (!strcmp(key, "sysmap")) {
 			sysmap = val;
 		} else {
@@ -472,6 +480,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	max_vcpus = info->system.max_vcpus > 0 ? info->system.max_vcpus : 1;
 	poe_vcpus = g_new0(struct poe_vcpu, max_vcpus);
 	poe_score = qemu_plugin_scoreboard_new(sizeof(struct poe_score));
+	count_init();
 
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init, NULL);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans, NULL);

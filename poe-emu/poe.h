@@ -14,6 +14,8 @@
 
 #include "qemu-plugin-api.h"
 #include "decode.h"
+#include "sysdec.h"
+#include "count.h"
 
 /* Architectural bits used throughout. */
 #define TCR2_PIE	(1ull << 1)
@@ -124,8 +126,8 @@ unsigned poe_current_el(struct poe_vcpu *v);
 void poe_update_gates(struct poe_vcpu *v);
 void poe_set_el(struct poe_vcpu *v, unsigned el);
 /* instrument a system instruction; returns true if it was one of ours */
-bool poe_sysreg_instrument(struct qemu_plugin_insn *insn, uint32_t word,
-			   uint64_t pc, bool stats);
+bool poe_sysreg_instrument(struct qemu_plugin_insn *insn,
+			   const struct sys_insn *si, uint64_t pc, bool stats);
 
 /* walk.c: stage-1 translation and soft TLB */
 struct poe_leaf {

@@ -137,6 +137,7 @@ void poe_update_gates(struct poe_vcpu *v)
 	s->rw_any = !!(el1 | el0);
 	v->live_el1 = el1;
 	v->live_el0 = el0;
+	count_el1_window(v->index, (v->tcr2 & TCR2_POE) && !(el1 & 2));
 }
 
 void poe_set_el(struct poe_vcpu *v, unsigned el)
@@ -146,25 +147,6 @@ void poe_set_el(struct poe_vcpu *v, unsigned el)
 		poe_update_gates(v);
 	}
 }
-
-#define SYSREG(op0, op1, crn, crm, op2) \
-	(((op0) << 14) | ((op1) << 11) | ((crn) << 7) | ((crm) << 3) | (op2))
-
-enum {
-	SR_POR_EL0 = SYSREG(3, 3, 10, 2, 4),
-	SR_POR_EL1 = SYSREG(3, 0, 10, 2, 4),
-	SR_PIR_EL1 = SYSREG(3, 0, 10, 2, 3),
-	SR_PIRE0_EL1 = SYSREG(3, 0, 10, 2, 2),
-	SR_ID_AA64MMFR3_EL1 = SYSREG(3, 0, 0, 7, 3),
-	SR_TCR2_EL1 = SYSREG(3, 0, 2, 0, 3),
-	SR_TCR_EL1 = SYSREG(3, 0, 2, 0, 2),
-	SR_TTBR0_EL1 = SYSREG(3, 0, 2, 0, 0),
-	SR_TTBR1_EL1 = SYSREG(3, 0, 2, 0, 1),
-	SR_SCTLR_EL1 = SYSREG(3, 0, 1, 0, 0),
-	SR_ESR_EL1 = SYSREG(3, 0, 5, 2, 0),
-	SR_FAR_EL1 = SYSREG(3, 0, 6, 0, 0),
-	SR_ELR_EL1 = SYSREG(3, 0, 4, 0, 1),
-};
 
 enum sr_op {
 	OP_MRS_POR_EL0, OP_MSR_POR_EL0, OP_MRS_POR_EL1, OP_MSR_POR_EL1,
@@ -229,6 +211,7 @@ static void sr_cb(unsigned vcpu, void *ud)
 	case OP_MSR_POR_EL1:
 		v->por_el1 = poe_read_gpr(v, s->rt, false);
 		v->st.por_el1_writes++;
+		count_por_el1_write(vcpu);
 		poe_update_gates(v);
 		break;
 	case OP_MRS_MMFR3:
@@ -272,13 +255,14 @@ static void add_sr_cb(struct qemu_plugin_insn *insn, uint64_t pc,
 					       QEMU_PLUGIN_CB_RW_REGS_PC, s);
 }
 
-bool poe_sysreg_instrument(struct qemu_plugin_insn *insn, uint32_t word,
-			   uint64_t pc, bool stats)
+bool poe_sysreg_instrument(struct qemu_plugin_insn *insn,
+			   const struct sys_insn *si, uint64_t pc, bool stats)
 {
-	unsigned key = (word >> 5) & 0xffff, rt = word & 31;
-	bool msr;
+	bool msr = si->kind == SYS_MSR;
+	unsigned rt = si->rt;
 
-	if ((word & 0xfffff0ff) == 0xd50330df) {	/* ISB */
+	switch (si->kind) {
+	case SYS_ISB:
 		if (stats) {
 			qemu_plugin_u64 isb = {
 				poe_score, offsetof(struct poe_score, isb)
@@ -287,20 +271,19 @@ bool poe_sysreg_instrument(struct qemu_plugin_insn *insn, uint32_t word,
 				insn, QEMU_PLUGIN_INLINE_ADD_U64, isb, 1);
 		}
 		return true;
-	}
-	/* ERET, ERETAA, ERETAB (from EL1: EL2/EL3 are not emulated) */
-	if (word == 0xd69f03e0 || word == 0xd69f0bff || word == 0xd69f0fff) {
+	case SYS_ERET:
 		add_sr_cb(insn, pc, OP_ERET, 0);
 		return true;
-	}
-	if ((word & 0xfff8f000) == 0xd5088000) {	/* TLBI */
+	case SYS_TLBI:
 		add_sr_cb(insn, pc, OP_TLBI, rt);
 		return true;
-	}
-	if ((word & 0xffd00000) != 0xd5100000)	/* MSR/MRS, op0 = 2 or 3 */
+	case SYS_MRS:
+	case SYS_MSR:
+		break;
+	default:
 		return false;
-	msr = !(word & (1u << 21));
-	switch (key) {
+	}
+	switch (si->reg) {
 	case SR_POR_EL0:
 		add_sr_cb(insn, pc, msr ? OP_MSR_POR_EL0 : OP_MRS_POR_EL0, rt);
 		break;

@@ -1,0 +1,114 @@
+/*
+ * sysdec.c - A64 system instruction classifier (see sysdec.h)
+ *
+ * Encodings from the Arm ARM (DDI 0487), "System instructions" and
+ * "Barriers": HINT/barriers are 1101 0101 0000 0011 0011 CRm op2 11111,
+ * SYS (TLBI) is 1101 0101 0000 1 op1 CRn CRm op2 Rt, SYSP (TLBIP) the same
+ * with bits [23:21] = 010, MRS/MSR are 1101 0101 00 L 1 o0 op1 CRn CRm op2 Rt.
+ */
+#include <string.h>
+
+#include "sysdec.h"
+
+static inline unsigned bits(uint32_t x, unsigned hi, unsigned lo)
+{
+	return (x >> lo) & ((1u << (hi - lo + 1)) - 1);
+}
+
+/*
+ * The TLBI encodings (CRn = 8, or 9 for nXS) group by CRm: 0 (IPAS2*IS),
+ * 1 (*OS), 2 (R*IS), 3 (*IS) and 5 (R*OS) broadcast; 6 (R*) and 7 (the
+ * plain forms) are local; CRm 4 mixes the stage-2 IPAS2E1/RIPAS2E1 (local,
+ * op2 1/2/5/6) with their OS forms (op2 0/3/4/7), and RPAOS/RPALOS at EL3
+ * (op2 3/7). TLBI by EL1 code only uses op1 = 0; the EL2/EL3 rows follow
+ * the same pattern.
+ */
+bool sys_tlbi_broadcast(unsigned op1, unsigned crm, unsigned op2)
+{
+	(void)op1;
+	switch (crm) {
+	case 0: case 1: case 2: case 3: case 5:
+		return true;
+	case 4:
+		return (op2 & 3) == 0 || (op2 & 3) == 3;
+	default:
+		return false;
+	}
+}
+
+static bool dec_barrier(uint32_t insn, struct sys_insn *s)
+{
+	unsigned crm = bits(insn, 11, 8), op2 = bits(insn, 7, 5);
+
+	switch (op2) {
+	case 1:				/* DSB nXS: CRm = imm2:10 */
+		if ((crm & 3) != 2)
+			return false;
+		s->kind = SYS_DSB;
+		return true;
+	case 4:				/* DSB; CRm 0/4 are SSBB/PSSBB */
+		if (crm == 0 || crm == 4)
+			return false;
+		s->kind = SYS_DSB;
+		return true;
+	case 5:
+		s->kind = SYS_DMB;
+		return true;
+	case 6:
+		s->kind = SYS_ISB;
+		return true;
+	default:			/* CLREX, SB, TCOMMIT... */
+		return false;
+	}
+}
+
+static bool dec_tlbi(uint32_t insn, struct sys_insn *s)
+{
+	unsigned crn = bits(insn, 15, 12);
+
+	if (crn != 8 && crn != 9)
+		return false;
+	s->kind = SYS_TLBI;
+	s->rt = bits(insn, 4, 0);
+	s->bcast = sys_tlbi_broadcast(bits(insn, 18, 16), bits(insn, 11, 8),
+				      bits(insn, 7, 5));
+	return true;
+}
+
+bool sys_decode(uint32_t insn, struct sys_insn *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (insn == SYS_MARKER_INSN) {
+		s->kind = SYS_MARKER;
+	} else if ((insn & 0xfffff01f) == 0xd503301f) {
+		if (!dec_barrier(insn, s))
+			goto none;
+	} else if (insn == 0xd69f03e0 || insn == 0xd69f0bff ||
+		   insn == 0xd69f0fff) {
+		s->kind = SYS_ERET;
+	} else if ((insn & 0xfff80000) == 0xd5080000 ||	/* SYS */
+		   (insn & 0xfff80000) == 0xd5480000) {	/* SYSP */
+		if (!dec_tlbi(insn, s))
+			goto none;
+	} else if ((insn & 0xffd00000) == 0xd5100000) {	/* op0 = 2, 3 */
+		s->kind = bits(insn, 21, 21) ? SYS_MRS : SYS_MSR;
+		s->rt = bits(insn, 4, 0);
+		s->reg = bits(insn, 20, 5);
+	} else {
+		goto none;
+	}
+	return true;
+none:
+	memset(s, 0, sizeof(*s));
+	return false;
+}
+
+const char *sys_kind_name(unsigned kind)
+{
+	static const char *const names[] = {
+		"none", "isb", "dsb", "dmb", "tlbi", "eret", "mrs", "msr",
+		"marker",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}

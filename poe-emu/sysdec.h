@@ -1,0 +1,63 @@
+/*
+ * sysdec.h - A64 system instruction classifier for poe-emu
+ *
+ * Recognises, from one instruction word, the system instructions the
+ * plugin emulates or counts: barriers (ISB, DSB, DMB), TLB maintenance
+ * (TLBI, its nXS forms and TLBIP, split into broadcast and local), the
+ * exception returns, MRS/MSR of system registers, and the bench marker.
+ * No QEMU dependency: unit-tested on the host (tests/test-sys.c).
+ */
+#ifndef POE_SYSDEC_H
+#define POE_SYSDEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum sys_kind {
+	SYS_NONE = 0,
+	SYS_ISB,
+	SYS_DSB,	/* every DSB option, and DSB nXS (not SSBB/PSSBB) */
+	SYS_DMB,
+	SYS_TLBI,	/* TLBI, TLBI nXS, TLBIP: see bcast */
+	SYS_ERET,	/* ERET, ERETAA, ERETAB */
+	SYS_MRS,	/* MRS Xt, <sysreg>: see reg */
+	SYS_MSR,	/* MSR <sysreg>, Xt */
+	SYS_MARKER,	/* HINT #0x75: the bench row marker */
+};
+
+/* op0:op1:CRn:CRm:op2, as in the MRS/MSR encoding bits [20:5] */
+#define SYSREG(op0, op1, crn, crm, op2) \
+	(((op0) << 14) | ((op1) << 11) | ((crn) << 7) | ((crm) << 3) | (op2))
+
+#define SR_POR_EL0		SYSREG(3, 3, 10, 2, 4)
+#define SR_POR_EL1		SYSREG(3, 0, 10, 2, 4)
+#define SR_PIR_EL1		SYSREG(3, 0, 10, 2, 3)
+#define SR_PIRE0_EL1		SYSREG(3, 0, 10, 2, 2)
+#define SR_ID_AA64MMFR3_EL1	SYSREG(3, 0, 0, 7, 3)
+#define SR_TCR2_EL1		SYSREG(3, 0, 2, 0, 3)
+#define SR_TCR_EL1		SYSREG(3, 0, 2, 0, 2)
+#define SR_TTBR0_EL1		SYSREG(3, 0, 2, 0, 0)
+#define SR_TTBR1_EL1		SYSREG(3, 0, 2, 0, 1)
+#define SR_SCTLR_EL1		SYSREG(3, 0, 1, 0, 0)
+#define SR_ESR_EL1		SYSREG(3, 0, 5, 2, 0)
+#define SR_FAR_EL1		SYSREG(3, 0, 6, 0, 0)
+#define SR_ELR_EL1		SYSREG(3, 0, 4, 0, 1)
+
+#define SYS_MARKER_INSN		0xd5032ebfu	/* HINT #0x75 */
+
+struct sys_insn {
+	uint8_t kind;	/* enum sys_kind */
+	uint8_t rt;	/* MRS/MSR/TLBI: Xt (31 = XZR) */
+	bool bcast;	/* TLBI: to the inner/outer shareable domain */
+	uint16_t reg;	/* MRS/MSR: SYSREG() key */
+};
+
+/* Classify insn; returns false (kind SYS_NONE) if none of the above. */
+bool sys_decode(uint32_t insn, struct sys_insn *s);
+
+/* Is TLBI <op1, CRm, op2> (CRn 8 or 9) a broadcast invalidation? */
+bool sys_tlbi_broadcast(unsigned op1, unsigned crm, unsigned op2);
+
+const char *sys_kind_name(unsigned kind);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * fake-qemu.h - a fake of the QEMU plugin API for host tests
+ *
+ * tests/fake-qemu.c implements every plugin API function poe-emu calls,
+ * so that the whole plugin can be linked into a host program and driven
+ * the way QEMU drives it: install with options, vCPU init, translation of
+ * instructions (recording what the plugin registers on each), execution
+ * of an instruction's inline ops and callbacks in registration order
+ * (conditional ones tested against the scoreboard), discontinuities and
+ * exit. Nothing is really executed: a test sets registers and guest
+ * memory, "executes" an instruction and looks at what the plugin did:
+ * where it moved the PC (a delivered fault), what it wrote to registers.
+ */
+#ifndef FAKE_QEMU_H
+#define FAKE_QEMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../qemu-plugin-api.h"
+
+#define FAKE_VCPUS	4
+#define FAKE_MEM	(8u << 20)	/* guest RAM at PA 0 */
+
+/* Registers the fake exposes, by name (fake_reg()). */
+struct fake_cpu {
+	uint64_t x[31], sp, cpsr;
+	uint64_t sys[32];	/* by fake_sysreg_index(name) */
+};
+
+extern struct fake_cpu fake_cpus[FAKE_VCPUS];
+extern uint8_t fake_mem[FAKE_MEM];
+extern unsigned fake_nvcpus;
+
+/* qemu_plugin_install with comma-separated options; returns its status */
+int fake_install(unsigned nvcpus, const char *opts);
+/* the vCPU init callback for every vCPU */
+void fake_init_vcpus(void);
+/* a system register of a vCPU, by QEMU's name */
+uint64_t *fake_sys(unsigned vcpu, const char *name);
+/* translate (once per pc/word) and execute one instruction on vcpu:
+ * returns the PC the plugin moved to, or pc + 4 if it did not */
+uint64_t fake_exec(unsigned vcpu, uint64_t pc, uint32_t word);
+/* how many inline ops and callbacks the plugin put on an instruction */
+unsigned fake_ops_on(uint64_t pc, uint32_t word);
+/* how many callbacks the last fake_exec() ran */
+unsigned fake_callbacks_run(void);
+void fake_discon(unsigned vcpu, enum qemu_plugin_discon_type type,
+		 uint64_t from, uint64_t to);
+void fake_exit(void);
+
+/* guest virtual memory for qemu_plugin_read_memory_vaddr: identity */
+void fake_poke(uint64_t pa, const void *src, size_t len);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * test-bench.c - host test of the bench counters (count.c) through the
+ * whole plugin on the fake QEMU API (tests/fake-qemu.c)
+ *
+ * Checks that without bench= nothing is instrumented; that with it
+ * instructions (by half), barriers, broadcast/local TLBIs, POR_EL1
+ * writes, exceptions and interrupts of every vCPU are counted; that the
+ * marker delimits rows (the BEGIN marker outside, the END marker inside),
+ * ignores other x0 values and an END without BEGIN; that window_insns
+ * counts EL1 instructions run while POR_EL1 grants write to every key;
+ * and the exact record and total lines.
+ * Prints TAP and "N passed, N failed"; exits 1 on failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake-qemu.h"
+#include "../count.h"
+
+#define NOP		0xd503201fu
+#define ISB		0xd5033fdfu
+#define DSB_ISH		0xd5033b9fu
+#define DSB_ISHNXS	0xd5033a3fu
+#define DMB_ISH		0xd5033bbfu
+#define TLBI_VALE1IS_X1	0xd50883a1u
+#define TLBI_VALE1_X1	0xd50887a1u
+#define MSR_POR_EL1_X3	0xd518a283u
+#define MSR_TCR2_X4	0xd5182064u
+#define MARKER		0xd5032ebfu
+
+#define K	0xffff800000010000ull	/* kernel text (TTBR1 half) */
+#define U	0x0000000000400000ull	/* user text (TTBR0 half) */
+#define NAME_PA	0x1000
+
+static unsigned pass, fail, n;
+
+static void check(int ok, const char *name)
+{
+	n++;
+	if (ok)
+		pass++;
+	else
+		fail++;
+	printf("%sok %u - %s\n", ok ? "" : "not ", n, name);
+}
+
+static void marker(unsigned vcpu, uint64_t op, const char *name,
+		   uint64_t rep)
+{
+	if (name)
+		fake_poke(NAME_PA, name, strlen(name) + 1);
+	fake_cpus[vcpu].x[0] = op;
+	fake_cpus[vcpu].x[1] = NAME_PA;
+	fake_cpus[vcpu].x[2] = rep;
+	fake_exec(vcpu, K + 0x800, MARKER);
+}
+
+static void por_el1(unsigned vcpu, uint64_t val)
+{
+	fake_cpus[vcpu].x[3] = val;
+	fake_exec(vcpu, K + 0x900, MSR_POR_EL1_X3);
+}
+
+static void run(unsigned vcpu, uint64_t pc, uint32_t word, unsigned times)
+{
+	while (times--)
+		fake_exec(vcpu, pc, word);
+}
+
+static char *slurp(const char *path)
+{
+	static char text[4096];
+	FILE *f = fopen(path, "r");
+	size_t len = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	text[len] = 0;
+	return text;
+}
+
+static void pure_helpers(void)
+{
+	char a[64] = "ok_row.1:/+-Z9", b[64] = "bad name!", c[64] = "";
+
+	check(count_marker_op(0x6b706b0000000001ull) == COUNT_OP_BEGIN &&
+	      count_marker_op(0x6b706b0000000002ull) == COUNT_OP_END &&
+	      !count_marker_op(0x6b706b0000000003ull) &&
+	      !count_marker_op(0x6b706c0000000001ull) && !count_marker_op(0),
+	      "marker op: BEGIN, END, anything else ignored");
+	count_sanitize_name(a);
+	count_sanitize_name(b);
+	count_sanitize_name(c);
+	check(!strcmp(a, "ok_row.1:/+-Z9") && !strcmp(b, "bad?name?") &&
+	      !strcmp(c, "?"), "row names are sanitised");
+}
+
+int main(void)
+{
+	char path[] = "/tmp/poe-bench-test.XXXXXX", opts[128];
+	const char *text;
+	int fd;
+
+	printf("TAP version 13\n");
+	pure_helpers();
+
+	/* without bench=: an ordinary instruction gets no instrumentation */
+	check(fake_install(2, "") == 0, "install without bench=");
+	fake_init_vcpus();
+	check(fake_ops_on(K, NOP) == 0 && fake_ops_on(K, DSB_ISH) == 0 &&
+	      fake_ops_on(K, MARKER) == 0,
+	      "no bench=: NOP, DSB and the marker are not instrumented");
+	fake_exit();
+
+	fd = mkstemp(path);
+	close(fd);
+	snprintf(opts, sizeof(opts), "bench=%s", path);
+	check(fake_install(2, opts) == 0, "install with bench=FILE");
+	fake_init_vcpus();
+	check(fake_ops_on(K, NOP) == 1, "bench=: one inline add per insn");
+
+	marker(0, 0, NULL, 0);			/* x0 = 0: not a marker */
+	marker(0, COUNT_MAGIC | COUNT_OP_END, NULL, 0);	/* no row open */
+	check(!*slurp(path), "non-marker hint and END without BEGIN: no record");
+
+	marker(0, COUNT_MAGIC | COUNT_OP_BEGIN, "row.a/1", 7);
+	run(0, U, NOP, 3);
+	run(0, K, ISB, 1);
+	run(0, K + 4, DSB_ISH, 1);
+	run(0, K + 8, DSB_ISHNXS, 1);
+	run(0, K + 12, DMB_ISH, 1);
+	run(0, K + 16, TLBI_VALE1IS_X1, 1);
+	run(0, K + 20, TLBI_VALE1_X1, 1);
+	fake_discon(0, QEMU_PLUGIN_DISCON_EXCEPTION, K, K + 0x400);
+	fake_discon(0, QEMU_PLUGIN_DISCON_INTERRUPT, K, K + 0x480);
+	run(1, K + 24, NOP, 2);			/* the other vCPU */
+	fake_cpus[0].x[4] = 0xc;		/* TCR2_EL1.POE | E0POE */
+	run(0, K + 28, MSR_TCR2_X4, 1);
+	por_el1(0, 0x77777717);			/* key 1 read-only */
+	por_el1(0, 0x77777777);			/* window opens */
+	run(0, K + 32, NOP, 4);
+	por_el1(0, 0x77777717);			/* window closes */
+	marker(0, COUNT_MAGIC | COUNT_OP_END, NULL, 0);
+
+	fake_cpus[1].x[4] = 0xc;
+	run(1, K + 28, MSR_TCR2_X4, 1);
+	marker(1, COUNT_MAGIC | COUNT_OP_BEGIN, "bad name!", 8);
+	por_el1(1, 0x77777777);
+	run(1, K + 36, NOP, 2);
+	marker(0, COUNT_MAGIC | COUNT_OP_END, NULL, 0);	/* from vCPU 0 */
+	por_el1(1, 0x77777717);
+	fake_exit();
+
+	text = slurp(path);
+	printf("# %s", text);
+	check(strstr(text, "poe-bench: row=row.a/1 rep=7 insns=20 insns_el0=3 "
+		     "insns_el1=17 por_el1_writes=3 isb=1 dsb=2 tlbi_bcast=1 "
+		     "tlbi_local=1 exceptions=1 irqs=1 window_insns=5 dmb=1\n")
+	      == text, "row 1: every counter, END marker counted, BEGIN not");
+	check(strstr(text, "\npoe-bench: row=bad?name? rep=8 insns=4 "
+		     "insns_el0=0 insns_el1=4 por_el1_writes=1 isb=0 dsb=0 "
+		     "tlbi_bcast=0 tlbi_local=0 exceptions=0 irqs=0 "
+		     "window_insns=2 dmb=0\n") != NULL,
+	      "row 2: opened on vCPU 1, closed on vCPU 0, window open at END");
+	check(strstr(text, "\npoe-bench-total: insns=30 insns_el0=3 "
+		     "insns_el1=27 por_el1_writes=5 isb=1 dsb=2 tlbi_bcast=1 "
+		     "tlbi_local=1 exceptions=1 irqs=1 window_insns=8 dmb=1\n")
+	      != NULL, "total line at exit");
+	unlink(path);
+
+	printf("1..%u\n", n);
+	printf("%u passed, %u failed\n", pass, fail);
+	return fail ? 1 : 0;
+}
