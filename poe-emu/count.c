@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "count.h"
-#include "poe.h"
+#include "regs.h"
 
 struct count_vcpu {
 	/* inline adds */
@@ -286,25 +286,15 @@ void count_marker(unsigned vcpu, uint64_t x0, uint64_t x1, uint64_t x2)
 	}
 }
 
-static uint64_t read_x(unsigned n)
-{
-	uint64_t x = 0;
-
-	g_byte_array_set_size(buf, 0);
-	if (qemu_plugin_read_register(poe_xreg[n], buf))
-		memcpy(&x, buf->data, MIN(buf->len, sizeof(x)));
-	return x;
-}
-
 static void marker_cb(unsigned vcpu, void *ud)
 {
 	uint64_t x0, x1, x2;
 
 	(void)ud;
 	g_mutex_lock(&lock);
-	x0 = read_x(0);
-	x1 = read_x(1);
-	x2 = read_x(2);
+	x0 = poe_gpr_read(0, false);
+	x1 = poe_gpr_read(1, false);
+	x2 = poe_gpr_read(2, false);
 	g_mutex_unlock(&lock);
 	count_marker(vcpu, x0, x1, x2);
 }

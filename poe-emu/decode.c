@@ -12,6 +12,7 @@
 #include "decode.h"
 
 unsigned ls_zva_bytes = 64;
+unsigned ls_gm_bytes = 256;
 
 static inline unsigned bits(uint32_t x, unsigned hi, unsigned lo)
 {
@@ -148,16 +149,149 @@ static bool dec_atomic(uint32_t insn, struct ls_insn *d)
 	} else if (opc == 4) {
 		d->kind = LS_LOAD;	/* LDAPR */
 		d->name = "ldapr";
+	} else if (bits(insn, 31, 22) == 0x3e0 && opc != 4 && opc != 6 &&
+		   opc != 7) {
+		/* FEAT_LS64: LD64B (101), ST64B (001), ST64BV(0) (011/010) */
+		d->kind = opc == 5 ? LS_LOAD : LS_STORE;
+		d->size = 64;
+		d->flags = 0;
+		d->name = "ls64";
 	} else {
-		return false;		/* LD64B/ST64B*: not decoded */
+		return false;
 	}
 	return true;
 }
 
-/* LDRAA/LDRAB: 11 111 0 00 M S 1 imm9 W 1 Rn Rt (PAC is not stripped) */
+/* FEAT_LSE128: 00011001 A R 1 Rt2 o3 opc 00 Rn Rt (LDCLRP, LDSETP, SWPP) */
+static bool dec_lse128(uint32_t insn, struct ls_insn *d)
+{
+	unsigned op = bits(insn, 15, 12);
+
+	if (op != 1 && op != 3 && op != 8)
+		return false;
+	d->kind = LS_RMW;
+	d->size = 16;
+	d->flags |= LS_F_PAIR;
+	if (bits(insn, 23, 22))
+		d->flags |= LS_F_ACQREL;
+	d->name = "lse128";
+	return true;
+}
+
+/*
+ * FEAT_LRCPC3, general registers: size 011001 opc 0 Rt2 opc2 10 Rn Rt.
+ * LDIAPP (opc 01) / STILP (00) pairs, without writeback (opc2 0001) or
+ * with it (0000: LDIAPP post-index, STILP pre-index, by the pair's size);
+ * STLR pre-index (10) and LDAPR post-index (11) by one register's size.
+ */
+static bool dec_rcpc3(uint32_t insn, struct ls_insn *d)
+{
+	unsigned size = bits(insn, 31, 30), opc = bits(insn, 23, 22);
+	unsigned opc2 = bits(insn, 15, 12), esize = 1u << size;
+
+	if (size < 2)
+		return false;
+	d->flags |= LS_F_ACQREL;
+	d->name = "rcpc3";
+	if (opc >= 2) {
+		if (opc2 || bits(insn, 20, 16))
+			return false;
+		d->kind = opc == 3 ? LS_LOAD : LS_STORE;
+		d->size = esize;
+		d->wb = opc == 3 ? WB_POST : WB_PRE;
+		d->imm = opc == 3 ? 0 : -(int64_t)esize;
+		return true;
+	}
+	if (opc2 > 1)
+		return false;
+	d->kind = opc ? LS_LOAD : LS_STORE;
+	d->size = 2 * esize;
+	d->flags |= LS_F_PAIR;
+	if (opc2 == 0) {
+		d->wb = opc ? WB_POST : WB_PRE;
+		d->imm = opc ? 0 : -(int64_t)d->size;
+	}
+	return true;
+}
+
+/* FEAT_LRCPC3, SIMD&FP: LDAPUR/STLUR size 011101 opc 0 imm9 10 Rn Rt */
+static bool dec_rcpc3_simd(uint32_t insn, struct ls_insn *d)
+{
+	unsigned size = bits(insn, 31, 30), opc = bits(insn, 23, 22);
+
+	if (opc >= 2 && size)
+		return false;
+	d->kind = opc & 1 ? LS_LOAD : LS_STORE;
+	d->size = opc >= 2 ? 16 : 1u << size;
+	d->imm = sext(bits(insn, 20, 12), 9);
+	d->flags |= LS_F_SIMD | LS_F_ACQREL;
+	d->name = "rcpc3-simd";
+	return true;
+}
+
+/* FEAT_LRCPC3 LDAP1/STL1 {Vt.D}[i], [Xn]: 0 Q 001101 0 L 000001 100001 */
+static bool dec_rcpc3_lane(uint32_t insn, struct ls_insn *d)
+{
+	d->kind = bits(insn, 22, 22) ? LS_LOAD : LS_STORE;
+	d->size = 8;
+	d->flags |= LS_F_SIMD | LS_F_ACQREL;
+	d->name = "rcpc3-lane";
+	return true;
+}
+
+/*
+ * MTE: 11011001 opc 1 imm9 op2 Rn Rt. op2 00: STZGM (opc 00), LDG (01,
+ * imm9 offset), STGM (10), LDGM (11); otherwise STG, STZG, ST2G, STZ2G by
+ * opc, post-index (01), signed offset (10) or pre-index (11). Tag stores
+ * need write permission (STZG* also zero the data), tag loads read.
+ */
+static bool dec_mte(uint32_t insn, struct ls_insn *d)
+{
+	static const char *const names[] = { "stg", "stzg", "st2g", "stz2g" };
+	unsigned opc = bits(insn, 23, 22), op2 = bits(insn, 11, 10);
+	int64_t imm = sext(bits(insn, 20, 12), 9) * 16;
+
+	if (op2 == 0) {
+		if (opc == 1) {			/* LDG */
+			d->kind = LS_LOAD;
+			d->size = 16;
+			d->imm = imm;
+			d->flags |= LS_F_ALIGN;
+			d->name = "ldg";
+			return true;
+		}
+		if (bits(insn, 20, 12))
+			return false;
+		d->kind = opc == 3 ? LS_LOAD : LS_ZVA;
+		d->size = ls_gm_bytes;
+		d->flags |= opc == 3 ? LS_F_ALIGN : 0;
+		d->name = opc == 0 ? "stzgm" : opc == 2 ? "stgm" : "ldgm";
+		return true;
+	}
+	d->kind = LS_STORE;
+	d->size = opc >= 2 ? 32 : 16;
+	d->imm = imm;
+	d->wb = op2 == 1 ? WB_POST : op2 == 3 ? WB_PRE : WB_NONE;
+	d->name = names[opc];
+	return true;
+}
+
+/* DC IVAC, Xt: invalidation may discard data, so it needs W */
+static bool dec_dc_ivac(uint32_t insn, struct ls_insn *d)
+{
+	d->kind = LS_STORE;
+	d->size = 1;
+	d->rn = bits(insn, 4, 0);
+	d->flags |= LS_F_CM | (d->rn == 31 ? LS_F_XZR : 0);
+	d->name = "dc-ivac";
+	return true;
+}
+
+/* LDRAA/LDRAB: 11 111 0 00 M S 1 imm9 W 1 Rn Rt (PAC stripped at run time) */
 static bool dec_pac(uint32_t insn, struct ls_insn *d)
 {
 	d->kind = LS_LOAD;
+	d->flags |= LS_F_PAC;
 	d->size = 8;
 	d->imm = sext((bits(insn, 22, 22) << 9) | bits(insn, 20, 12), 10) * 8;
 	d->wb = bits(insn, 11, 11) ? WB_PRE : WB_NONE;
@@ -343,6 +477,8 @@ static bool dec_dczva(uint32_t insn, struct ls_insn *d)
 	d->kind = LS_ZVA;
 	d->size = ls_zva_bytes;
 	d->rn = bits(insn, 4, 0);
+	if (d->rn == 31)
+		d->flags |= LS_F_XZR;
 	d->name = "dc-zva";
 	return true;
 }
@@ -366,6 +502,12 @@ static bool dec_mops(uint32_t insn, struct ls_insn *d)
 		d->flags |= LS_F_UNPRIV;
 	if (!set && (op2 & 2))		/* CPY*RT*: unprivileged read */
 		d->flags |= LS_F_SRC_UNPRIV;
+	if (!set && !bits(insn, 26, 26))	/* CPYF*: forward only */
+		d->flags |= LS_F_MOPS_FWD;
+	if (stage == 1)
+		d->flags |= LS_F_MOPS_MAIN;
+	else if (stage == 2)
+		d->flags |= LS_F_MOPS_EPI;
 	d->size = 0;
 	d->name = set ? "mops-set" : "mops-cpy";
 	return true;
@@ -380,6 +522,12 @@ static const struct ls_row ls_table[] = {
 	{ 0xffffffe0, 0xd50b7420, dec_dczva },	/* DC ZVA */
 	{ 0xffffffe0, 0xd50b7460, dec_dczva },	/* DC GVA */
 	{ 0xffffffe0, 0xd50b7480, dec_dczva },	/* DC GZVA */
+	{ 0xffffffe0, 0xd5087620, dec_dc_ivac },	/* DC IVAC */
+	{ 0xff200000, 0xd9200000, dec_mte },
+	{ 0xff200c00, 0x19200000, dec_lse128 },
+	{ 0x3f200c00, 0x19000800, dec_rcpc3 },
+	{ 0x3f200c00, 0x1d000800, dec_rcpc3_simd },
+	{ 0xbfbffc00, 0x0d018400, dec_rcpc3_lane },
 	{ 0x3b200c00, 0x19000400, dec_mops },
 	{ 0x3f200c00, 0x19000000, dec_rcpc_unscaled },
 	{ 0x3f000000, 0x08000000, dec_excl },
@@ -433,6 +581,8 @@ uint64_t ls_ea(const struct ls_insn *d, uint64_t base, uint64_t index,
 		return pc + d->imm;
 	if (d->kind == LS_ZVA)
 		return base & ~(uint64_t)(d->size - 1);
+	if (d->flags & LS_F_ALIGN)
+		return (base + d->imm) & ~(uint64_t)(d->size - 1);
 	if (d->wb == WB_POST)
 		return base;
 	if (d->flags & LS_F_REGOFF)

@@ -21,9 +21,9 @@ enum ls_kind {
 	LS_STORE,	/* needs write permission */
 	LS_RMW,		/* atomic read-modify-write: needs both */
 	LS_PRFM,	/* prefetch: never faults, ignored */
-	LS_ZVA,		/* DC ZVA/GVA/GZVA: a store of a whole block */
+	LS_ZVA,		/* DC ZVA/GVA/GZVA, STGM, STZGM: a whole aligned block */
 	LS_MOPS,	/* CPY* / SET* prologue: range known only at run time */
-	LS_MOPS_CONT,	/* CPY* / SET* main and epilogue: checked at prologue */
+	LS_MOPS_CONT,	/* CPY* / SET* main and epilogue (LS_F_MOPS_*) */
 };
 
 enum ls_wb {
@@ -42,6 +42,13 @@ enum ls_wb {
 #define LS_F_REGOFF	0x40	/* address = base + extend(Xm) << shift */
 #define LS_F_MOPS_CPY	0x80	/* MOPS copy (has a source range) */
 #define LS_F_SRC_UNPRIV	0x100	/* MOPS CPY*RT*: source read as EL0 */
+#define LS_F_PAC	0x200	/* LDRAA/LDRAB: strip the PAC of the base */
+#define LS_F_XZR	0x400	/* register 31 of the address is XZR */
+#define LS_F_CM		0x800	/* cache maintenance (ESR.CM) */
+#define LS_F_MOPS_MAIN	0x1000	/* MOPS main instruction (CPYM, SETM) */
+#define LS_F_MOPS_EPI	0x2000	/* MOPS epilogue (CPYE, SETE) */
+#define LS_F_MOPS_FWD	0x4000	/* CPYF*: forward-only copy */
+#define LS_F_ALIGN	0x8000	/* address aligned down to the size */
 
 #define LS_REG_SP	31	/* rn == 31 means SP as a base */
 
@@ -69,6 +76,8 @@ struct ls_insn {
 
 /* DC ZVA block size in bytes (4 << DCZID_EL0.BS); 64 unless set. */
 extern unsigned ls_zva_bytes;
+/* STGM/STZGM/LDGM block size (4 << GMID_EL1.BS); QEMU's max CPU: 256 */
+extern unsigned ls_gm_bytes;
 
 /* Decode insn; returns false (and kind LS_NONE) if it is no data access. */
 bool ls_decode(uint32_t insn, struct ls_insn *d);

@@ -10,37 +10,37 @@
  * a kernel that leaves its own PIE permissions in the non-_O form is not
  * protected by POR_EL1, exactly as on hardware.
  *
- * A read needs POE R (bit 0), a write POE W (bit 2); read-modify-write
- * atomics need both. Reserved POR values (bit 3 set) grant nothing.
+ * A read needs POE R (bit 0), a write POE W (bit 2), an instruction fetch
+ * POE X (bit 1); read-modify-write atomics need R and W, and the verdict
+ * says which one the page lacks: an atomic denied for lack of R reports
+ * WnR = 0, like hardware (the read is what faults). Reserved POR values
+ * (bit 3 set) grant nothing. Stage-1 base permissions are QEMU's
+ * business: the plugin decides before QEMU executes the access, so where
+ * both deny, the overlay fault is the one delivered (ISS2.Overlay set).
  * Pages whose walk fails are allowed here: QEMU faults on them itself.
  */
-#include "poe.h"
+#include "policy.h"
+#include "walk.h"
 
-#define POE_R	1
-#define POE_W	4
 /* pages checked per access at most (MOPS ranges): 256 MiB */
 #define MAX_PAGES 65536
 
-bool poe_por_restricts(uint64_t por)
-{
-	unsigned k;
-
-	for (k = 0; k < 8; k++)
-		if (((por >> (4 * k)) & 0xd) != (POE_R | POE_W))
-			return true;
-	return false;
-}
-
-static bool page_allowed(struct poe_vcpu *v, uint64_t va, bool need_r,
-			 bool need_w, bool el0_perms, uint64_t por,
+static bool page_allowed(struct poe_vcpu *v, uint64_t va, unsigned need,
+			 bool el0_perms, const struct poe_regs *r,
 			 struct poe_verdict *out)
 {
 	const struct poe_tlb_entry *e = poe_tlb_lookup(v, va);
-	unsigned perm;
+	uint64_t por = el0_perms ? r->por_el0 : r->por_el1;
+	unsigned perm, missing = 0;
 
 	if (!e)
 		return true;
-	if (v->tcr2 & TCR2_PIE) {
+	if (e->cont_mixed && !out->cont_mixed) {
+		out->cont_mixed = true;
+		out->va = va;
+		out->key = e->po;
+	}
+	if (r->tcr2 & TCR2_PIE) {
 		uint64_t pir = el0_perms ? v->pire0_el1 : v->pir_el1;
 
 		if ((pir >> (4 * e->pi)) & 8)
@@ -49,24 +49,32 @@ static bool page_allowed(struct poe_vcpu *v, uint64_t va, bool need_r,
 	perm = (por >> (4 * e->po)) & 0xf;
 	if (perm & 8)
 		perm = 0;
-	if ((need_r && !(perm & POE_R)) || (need_w && !(perm & POE_W))) {
-		out->va = va;
-		out->level = e->level;
-		out->key = e->po;
-		return false;
-	}
-	return true;
+	if ((need & NEED_R) && !(perm & POE_R))
+		missing |= NEED_R;
+	if ((need & NEED_W) && !(perm & POE_W))
+		missing |= NEED_W;
+	if ((need & NEED_X) && !(perm & POE_X))
+		missing |= NEED_X;
+	if (!missing)
+		return true;
+	out->missing = missing;
+	out->va = va;
+	out->level = e->level;
+	out->key = e->po;
+	return false;
 }
 
-void poe_check(struct poe_vcpu *v, uint64_t va, uint64_t size, bool need_r,
-	       bool need_w, bool el0_perms, struct poe_verdict *out)
+void poe_check(struct poe_vcpu *v, uint64_t va, uint64_t size, unsigned need,
+	       bool el0_perms, const struct poe_regs *r,
+	       struct poe_verdict *out)
 {
-	uint64_t por = el0_perms ? v->por_el0 : v->por_el1;
 	uint64_t last = va + (size ? size - 1 : 0), page;
 	unsigned n = 0;
 
 	out->allowed = true;
-	if (!page_allowed(v, va, need_r, need_w, el0_perms, por, out)) {
+	out->cont_mixed = false;
+	out->missing = 0;
+	if (!page_allowed(v, va, need, el0_perms, r, out)) {
 		out->allowed = false;
 		return;
 	}
@@ -74,8 +82,7 @@ void poe_check(struct poe_vcpu *v, uint64_t va, uint64_t size, bool need_r,
 	for (page = (va & ~0xfffull) + 0x1000;
 	     page - 1 < last && page != 0 && n < MAX_PAGES;
 	     page += 0x1000, n++) {
-		if (!page_allowed(v, page, need_r, need_w, el0_perms, por,
-				  out)) {
+		if (!page_allowed(v, page, need, el0_perms, r, out)) {
 			out->allowed = false;
 			return;
 		}

@@ -83,6 +83,10 @@ bool sys_decode(uint32_t insn, struct sys_insn *s)
 	} else if ((insn & 0xfffff01f) == 0xd503301f) {
 		if (!dec_barrier(insn, s))
 			goto none;
+	} else if (insn == 0xd4000002) {
+		s->kind = SYS_HVC;
+	} else if (insn == 0xd4000003) {
+		s->kind = SYS_SMC;
 	} else if (insn == 0xd69f03e0 || insn == 0xd69f0bff ||
 		   insn == 0xd69f0fff) {
 		s->kind = SYS_ERET;
@@ -107,7 +111,7 @@ const char *sys_kind_name(unsigned kind)
 {
 	static const char *const names[] = {
 		"none", "isb", "dsb", "dmb", "tlbi", "eret", "mrs", "msr",
-		"marker",
+		"marker", "hvc", "smc",
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";

@@ -4,7 +4,8 @@
  * Recognises, from one instruction word, the system instructions the
  * plugin emulates or counts: barriers (ISB, DSB, DMB), TLB maintenance
  * (TLBI, its nXS forms and TLBIP, split into broadcast and local), the
- * exception returns, MRS/MSR of system registers, and the bench marker.
+ * exception returns, MRS/MSR of system registers, the bench marker and
+ * the PSCI calls (HVC/SMC #0).
  * No QEMU dependency: unit-tested on the host (tests/test-sys.c).
  */
 #ifndef POE_SYSDEC_H
@@ -23,6 +24,8 @@ enum sys_kind {
 	SYS_MRS,	/* MRS Xt, <sysreg>: see reg */
 	SYS_MSR,	/* MSR <sysreg>, Xt */
 	SYS_MARKER,	/* HINT #0x75: the bench row marker */
+	SYS_HVC,	/* HVC #0 (PSCI conduit on QEMU virt) */
+	SYS_SMC,	/* SMC #0 */
 };
 
 /* op0:op1:CRn:CRm:op2, as in the MRS/MSR encoding bits [20:5] */

@@ -7,13 +7,26 @@
  * (4K/16K/64K), T0SZ/T1SZ, TBI, 2 to 5 levels including 52-bit output
  * addresses (64K LPA and LPA2/DS), block and page descriptors. Descriptors
  * are read from guest physical memory. Results are cached per vCPU in a
- * small direct-mapped soft TLB, keyed by the 4K page of the VA and flushed
- * on TLBI and on writes to TTBRx/TCR/SCTLR/TCR2/PIRx (regs.c). A failed
- * walk is never cached: QEMU raises the translation fault itself.
+ * small direct-mapped soft TLB, keyed by the 4K page of the VA, flushed by
+ * a local TLBI and by writes to TTBRx/TCR/SCTLR (sysreg.c), and by a
+ * broadcast TLBI on any vCPU: those bump a global generation that every
+ * lookup compares with the one its vCPU's soft TLB was filled under. A
+ * failed walk is never cached: QEMU raises the translation fault itself.
+ *
+ * The TLB is not tagged by ASID or VMID, and every invalidation empties
+ * all of it whatever its operand: more invalidation than asked for is
+ * never less faithful, only slower.
+ *
+ * Contiguous entries: hardware may cache one translation for the whole
+ * group from any of its entries, so a POIndex that differs inside a
+ * group is a programming error (CONSTRAINED UNPREDICTABLE). The walk reads
+ * the group on a soft-TLB miss and marks the entry; strict mode reports
+ * an access through it (check.c).
  */
 #include <string.h>
 
-#include "poe.h"
+#include "walk.h"
+#include "regs.h"
 
 #define GENMASK(h, l)	((~0ull >> (63 - (h))) & (~0ull << (l)))
 
@@ -21,20 +34,51 @@ static void load_mmu_regs(struct poe_vcpu *v)
 {
 	if (v->mmu_valid)
 		return;
-	v->tcr = poe_read(v, poe_reg[R_TCR_EL1]);
-	v->ttbr0 = poe_read(v, poe_reg[R_TTBR0_EL1]);
-	v->ttbr1 = poe_read(v, poe_reg[R_TTBR1_EL1]);
-	v->sctlr = poe_read(v, poe_reg[R_SCTLR_EL1]);
+	v->tcr = poe_reg_read(R_TCR_EL1);
+	v->ttbr0 = poe_reg_read(R_TTBR0_EL1);
+	v->ttbr1 = poe_reg_read(R_TTBR1_EL1);
+	v->sctlr = poe_reg_read(R_SCTLR_EL1);
 	v->mmu_valid = true;
 }
 
-static bool read_desc(struct poe_vcpu *v, uint64_t pa, uint64_t *desc)
+static bool read_desc(uint64_t pa, uint64_t *desc)
 {
-	g_byte_array_set_size(v->buf, 0);
-	if (qemu_plugin_read_memory_hwaddr(pa, v->buf, 8) != 0 ||
-	    v->buf->len < 8)
+	static __thread GByteArray *buf;
+
+	if (!buf)
+		buf = g_byte_array_new();
+	g_byte_array_set_size(buf, 0);
+	if (qemu_plugin_read_memory_hwaddr(pa, buf, 8) != 0 || buf->len < 8)
 		return false;
-	memcpy(desc, v->buf->data, 8);	/* little-endian guest and host */
+	memcpy(desc, buf->data, 8);	/* little-endian guest and host */
+	return true;
+}
+
+/*
+ * Number of entries in a contiguous group at this level and granule
+ * (Arm ARM, "The Contiguous bit"): 4K: 16; 16K: 128 at level 3, 32 at
+ * level 2; 64K: 32.
+ */
+static unsigned cont_entries(unsigned gshift, int lvl)
+{
+	if (gshift == 12)
+		return 16;
+	if (gshift == 14)
+		return lvl == 3 ? 128 : 32;
+	return 32;
+}
+
+static bool cont_uniform(uint64_t slot_pa, unsigned n, uint64_t desc)
+{
+	uint64_t first = slot_pa & ~(n * 8ull - 1), d;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		if (!read_desc(first + i * 8, &d))
+			return true;	/* cannot tell: do not report */
+		if ((d & 1) && ((d ^ desc) & (7ull << 60)))
+			return false;
+	}
 	return true;
 }
 
@@ -52,7 +96,7 @@ bool poe_walk(struct poe_vcpu *v, uint64_t va, struct poe_leaf *leaf)
 {
 	bool hi = (va >> 55) & 1;
 	unsigned tsz, tg, gshift, stride, inputsize, top, level;
-	uint64_t tcr, ttbr, table, desc, expect;
+	uint64_t tcr, ttbr, table, desc, expect, slot_pa = 0;
 	bool ds, pa52, tbi;
 	int lvl;
 
@@ -105,7 +149,8 @@ bool poe_walk(struct poe_vcpu *v, uint64_t va, struct poe_leaf *leaf)
 		uint64_t idx = (va >> shift) & ((1ull << width) - 1);
 
 		table &= ~((8ull << width) - 1);
-		if (!read_desc(v, table + idx * 8, &desc))
+		slot_pa = table + idx * 8;
+		if (!read_desc(slot_pa, &desc))
 			return false;
 		if (!(desc & 1))
 			return false;
@@ -120,12 +165,22 @@ bool poe_walk(struct poe_vcpu *v, uint64_t va, struct poe_leaf *leaf)
 	}
 	leaf->desc = desc;
 	leaf->level = lvl;
+	leaf->cont_mixed = (desc >> 52) & 1 &&
+		!cont_uniform(slot_pa, cont_entries(gshift, lvl), desc);
 	return true;
 }
 
 void poe_tlb_flush(struct poe_vcpu *v)
 {
 	memset(v->tlb, 0, sizeof(v->tlb));
+	v->tlb_gen = poe_tlb_generation();
+	poe_fetch_forget(v);
+}
+
+void poe_mmu_changed(struct poe_vcpu *v)
+{
+	v->mmu_valid = false;
+	poe_tlb_flush(v);
 }
 
 const struct poe_tlb_entry *poe_tlb_lookup(struct poe_vcpu *v, uint64_t va)
@@ -134,7 +189,9 @@ const struct poe_tlb_entry *poe_tlb_lookup(struct poe_vcpu *v, uint64_t va)
 	struct poe_tlb_entry *e = &v->tlb[(va >> 12) % POE_TLB_SIZE];
 	struct poe_leaf leaf;
 
-	if (e->tag == tag)
+	if (v->tlb_gen != poe_tlb_generation())
+		poe_tlb_flush(v);	/* a broadcast TLBI since the fill */
+	else if (e->tag == tag)
 		return e;
 	v->st.walks++;
 	if (!poe_walk(v, va, &leaf))
@@ -144,5 +201,27 @@ const struct poe_tlb_entry *poe_tlb_lookup(struct poe_vcpu *v, uint64_t va)
 	e->pi = ((leaf.desc >> 6) & 1) | ((leaf.desc >> 51) & 1) << 1 |
 		((leaf.desc >> 53) & 1) << 2 | ((leaf.desc >> 54) & 1) << 3;
 	e->level = leaf.level;
+	e->cont_mixed = leaf.cont_mixed;
 	return e;
+}
+
+/*
+ * The address a pointer-authenticated pointer (LDRAA/LDRAB) points to:
+ * the PAC field, bits [54:VA size] and, without TBI, [63:56], replaced by
+ * copies of bit 55, as a successful authentication leaves it. (A failed
+ * one makes QEMU fault on the unmodified address itself.)
+ */
+uint64_t poe_strip_pac(struct poe_vcpu *v, uint64_t va)
+{
+	bool hi = (va >> 55) & 1;
+	unsigned tsz, top;
+	uint64_t mask;
+
+	load_mmu_regs(v);
+	tsz = hi ? (v->tcr >> 16) & 63 : v->tcr & 63;
+	top = ((v->tcr >> (hi ? 38 : 37)) & 1) ? 55 : 63;
+	if (tsz < 12)
+		return va;
+	mask = GENMASK(top, 64 - tsz);
+	return hi ? va | mask : va & ~mask;
 }

@@ -281,9 +281,10 @@ int qemu_plugin_read_memory_hwaddr(uint64_t addr, GByteArray *data, size_t len)
 	return 0;
 }
 
+/* Virtual reads alias guest RAM: VA modulo its size. */
 bool qemu_plugin_read_memory_vaddr(uint64_t addr, GByteArray *data, size_t len)
 {
-	return qemu_plugin_read_memory_hwaddr(addr, data, len) == 0;
+	return qemu_plugin_read_memory_hwaddr(addr % FAKE_MEM, data, len) == 0;
 }
 
 void fake_poke(uint64_t pa, const void *src, size_t len)

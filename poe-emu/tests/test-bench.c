@@ -7,7 +7,8 @@
  * writes, exceptions and interrupts of every vCPU are counted; that the
  * marker delimits rows (the BEGIN marker outside, the END marker inside),
  * ignores other x0 values and an END without BEGIN; that window_insns
- * counts EL1 instructions run while POR_EL1 grants write to every key;
+ * counts EL1 instructions run while the effective POR_EL1 grants write to
+ * every key (from the ISB after the opening MSR to the closing ISB);
  * and the exact record and total lines.
  * Prints TAP and "N passed, N failed"; exits 1 on failure.
  */
@@ -57,10 +58,12 @@ static void marker(unsigned vcpu, uint64_t op, const char *name,
 	fake_exec(vcpu, K + 0x800, MARKER);
 }
 
+/* MSR POR_EL1 and the ISB that makes it take effect */
 static void por_el1(unsigned vcpu, uint64_t val)
 {
 	fake_cpus[vcpu].x[3] = val;
 	fake_exec(vcpu, K + 0x900, MSR_POR_EL1_X3);
+	fake_exec(vcpu, K + 0x904, ISB);
 }
 
 static void run(unsigned vcpu, uint64_t pc, uint32_t word, unsigned times)
@@ -101,17 +104,20 @@ int main(void)
 {
 	char path[] = "/tmp/poe-bench-test.XXXXXX", opts[128];
 	const char *text;
+	unsigned nop_ops;
 	int fd;
 
 	printf("TAP version 13\n");
 	pure_helpers();
 
-	/* without bench=: an ordinary instruction gets no instrumentation */
+	/* without bench=: no counting instrumentation (a fetch check on
+	 * the first instruction of a TB: here every instruction is a TB) */
 	check(fake_install(2, "") == 0, "install without bench=");
 	fake_init_vcpus();
-	check(fake_ops_on(K, NOP) == 0 && fake_ops_on(K, DSB_ISH) == 0 &&
-	      fake_ops_on(K, MARKER) == 0,
-	      "no bench=: NOP, DSB and the marker are not instrumented");
+	nop_ops = fake_ops_on(K, NOP);
+	check(nop_ops == 1 && fake_ops_on(K + 4, DSB_ISH) == 1 &&
+	      fake_ops_on(K + 8, MARKER) == 1,
+	      "no bench=: NOP, DSB and the marker are not counted");
 	fake_exit();
 
 	fd = mkstemp(path);
@@ -119,7 +125,10 @@ int main(void)
 	snprintf(opts, sizeof(opts), "bench=%s", path);
 	check(fake_install(2, opts) == 0, "install with bench=FILE");
 	fake_init_vcpus();
-	check(fake_ops_on(K, NOP) == 1, "bench=: one inline add per insn");
+	check(fake_ops_on(K, NOP) == nop_ops + 1 &&
+	      fake_ops_on(K + 4, DSB_ISH) == nop_ops + 2 &&
+	      fake_ops_on(K + 8, MARKER) == nop_ops + 2,
+	      "bench=: one inline add per insn, one per event, the marker");
 
 	marker(0, 0, NULL, 0);			/* x0 = 0: not a marker */
 	marker(0, COUNT_MAGIC | COUNT_OP_END, NULL, 0);	/* no row open */
@@ -155,18 +164,18 @@ int main(void)
 
 	text = slurp(path);
 	printf("# %s", text);
-	check(strstr(text, "poe-bench: row=row.a/1 rep=7 insns=20 insns_el0=3 "
-		     "insns_el1=17 por_el1_writes=3 isb=1 dsb=2 tlbi_bcast=1 "
-		     "tlbi_local=1 exceptions=1 irqs=1 window_insns=5 dmb=1\n")
+	check(strstr(text, "poe-bench: row=row.a/1 rep=7 insns=23 insns_el0=3 "
+		     "insns_el1=20 por_el1_writes=3 isb=4 dsb=2 tlbi_bcast=1 "
+		     "tlbi_local=1 exceptions=1 irqs=1 window_insns=6 dmb=1\n")
 	      == text, "row 1: every counter, END marker counted, BEGIN not");
-	check(strstr(text, "\npoe-bench: row=bad?name? rep=8 insns=4 "
-		     "insns_el0=0 insns_el1=4 por_el1_writes=1 isb=0 dsb=0 "
+	check(strstr(text, "\npoe-bench: row=bad?name? rep=8 insns=5 "
+		     "insns_el0=0 insns_el1=5 por_el1_writes=1 isb=1 dsb=0 "
 		     "tlbi_bcast=0 tlbi_local=0 exceptions=0 irqs=0 "
 		     "window_insns=2 dmb=0\n") != NULL,
 	      "row 2: opened on vCPU 1, closed on vCPU 0, window open at END");
-	check(strstr(text, "\npoe-bench-total: insns=30 insns_el0=3 "
-		     "insns_el1=27 por_el1_writes=5 isb=1 dsb=2 tlbi_bcast=1 "
-		     "tlbi_local=1 exceptions=1 irqs=1 window_insns=8 dmb=1\n")
+	check(strstr(text, "\npoe-bench-total: insns=35 insns_el0=3 "
+		     "insns_el1=32 por_el1_writes=5 isb=6 dsb=2 tlbi_bcast=1 "
+		     "tlbi_local=1 exceptions=1 irqs=1 window_insns=10 dmb=1\n")
 	      != NULL, "total line at exit");
 	unlink(path);
 

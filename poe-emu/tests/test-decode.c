@@ -26,6 +26,13 @@
 #define RO	LS_F_REGOFF
 #define C	LS_F_MOPS_CPY
 #define SU	LS_F_SRC_UNPRIV
+#define PAC	LS_F_PAC
+#define Z	LS_F_XZR
+#define CM	LS_F_CM
+#define MM	LS_F_MOPS_MAIN
+#define ME	LS_F_MOPS_EPI
+#define F	LS_F_MOPS_FWD
+#define AL	LS_F_ALIGN
 
 struct row {
 	unsigned kind, flags, size, wb;
@@ -90,7 +97,8 @@ int main(int argc, char **argv)
 		ls_decode(words[i], &d);
 		if (d.kind != LS_NONE && d.kind != LS_MOPS &&
 		    d.kind != LS_MOPS_CONT)
-			ea = ls_ea(&d, reg(d.rn, 1), reg(d.rm, 0), PCB);
+			ea = ls_ea(&d, reg(d.rn, !(d.flags & LS_F_XZR)),
+				   reg(d.rm, 0), PCB);
 		if (d.kind != r->kind)
 			snprintf(why, sizeof(why), "kind %s, want %s",
 				 ls_kind_name(d.kind), ls_kind_name(r->kind));

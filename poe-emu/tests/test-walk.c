@@ -1,8 +1,8 @@
 /*
  * test-walk.c - host unit test of walk.c and policy.c
  *
- * Builds stage-1 tables in a fake guest physical memory (the plugin API's
- * qemu_plugin_read_memory_hwaddr is replaced by a stub reading it) for 4K,
+ * Builds stage-1 tables in a fake guest physical memory (the fake QEMU
+ * API of tests/fake-qemu.c reads descriptors from it) for 4K,
  * 16K and 64K granules, 3 to 5 levels, TTBR0 and TTBR1, blocks and pages,
  * and checks the leaf the walker finds (level, POIndex) and the policy
  * decision (POR, PIE _O or not, page-crossing accesses).
@@ -12,34 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../poe.h"
+#include "fake-qemu.h"
+#include "../policy.h"
+#include "../walk.h"
 
-/* --- stubs for what walk.c and policy.c use from the plugin --- */
-struct qemu_plugin_register *poe_reg[R_NUM];
-static uint8_t mem[8 << 20];		/* fake guest RAM at PA 0 */
-static struct poe_score score;
-
-int qemu_plugin_read_memory_hwaddr(uint64_t addr, GByteArray *data,
-				   size_t len)
-{
-	if (addr + len > sizeof(mem))
-		return 1;
-	g_byte_array_append(data, mem + addr, len);
-	return 0;
-}
-
-uint64_t poe_read(struct poe_vcpu *v, struct qemu_plugin_register *h)
-{
-	(void)v;
-	(void)h;
-	return 0;	/* never used: the tests preload the MMU registers */
-}
-
-struct poe_score *poe_score_of(unsigned vcpu)
-{
-	(void)vcpu;
-	return &score;
-}
+/* guest RAM is the fake QEMU's (tests/fake-qemu.c) */
+#define mem fake_mem
 
 /* --- a tiny table builder --- */
 static uint64_t next_free;
@@ -133,7 +111,6 @@ static void walk_case(const char *name, unsigned gshift, unsigned inputsize,
 	bool ok;
 
 	next_free = 0x1000;
-	v.buf = g_byte_array_new();
 	root = alloc_table(gshift);
 	map(root, gshift, inputsize, va, leaf_level, PO(key));
 	v.mmu_valid = true;
@@ -148,7 +125,6 @@ static void walk_case(const char *name, unsigned gshift, unsigned inputsize,
 	ok = poe_walk(&v, va, &leaf);
 	check(ok && leaf.level == leaf_level &&
 	      ((leaf.desc >> 60) & 7) == key, name);
-	g_byte_array_free(v.buf, true);
 }
 
 /* A 4K/48-bit TTBR0 setup shared by the negative and policy cases. */
@@ -158,7 +134,6 @@ static uint64_t setup_4k(struct poe_vcpu *v)
 
 	memset(v, 0, sizeof(*v));
 	next_free = 0x1000;
-	v->buf = g_byte_array_new();
 	root = alloc_table(12);
 	map(root, 12, 48, 0x400000, 3, PO(0));		/* key 0 page */
 	map(root, 12, 48, 0x401000, 3, PO(2));		/* key 2 page */
@@ -178,6 +153,7 @@ int main(void)
 	struct poe_leaf leaf;
 	struct poe_vcpu v;
 
+	poe_state_init(1);
 	printf("TAP version 13\n");
 	/* granules, levels, halves, blocks and pages */
 	walk_case("4K 48-bit TTBR0 page", 12, 48, 0, 0x0000aaaabbbbc000ull, 3, 3);
@@ -219,42 +195,47 @@ int main(void)
 	      "flush empties the soft TLB");
 
 	/* the decision */
-	v.tcr2 = TCR2_POE | TCR2_E0POE;
-	v.por_el1 = 0x77777177;				/* key 2: R only */
-	poe_check(&v, 0x401010, 8, false, true, false, &vd);
+	v.eff.tcr2 = TCR2_POE | TCR2_E0POE;
+	v.eff.por_el1 = 0x77777177;				/* key 2: R only */
+	poe_check(&v, 0x401010, 8, NEED_W, false, &v.eff, &vd);
 	check(!vd.allowed && vd.va == 0x401010 && vd.key == 2 &&
 	      vd.level == 3, "store to a read-only key is denied");
-	poe_check(&v, 0x401010, 8, true, false, false, &vd);
+	poe_check(&v, 0x401010, 8, NEED_R, false, &v.eff, &vd);
 	check(vd.allowed, "load from a read-only key is allowed");
-	poe_check(&v, 0x401010, 8, true, true, false, &vd);
+	poe_check(&v, 0x401010, 8, NEED_R|NEED_W, false, &v.eff, &vd);
 	check(!vd.allowed, "RMW on a read-only key is denied");
-	poe_check(&v, 0x400ffc, 8, false, true, false, &vd);
+	poe_check(&v, 0x400ffc, 8, NEED_W, false, &v.eff, &vd);
 	check(!vd.allowed && vd.va == 0x401000,
 	      "crossing into a denied page faults at the page start");
-	v.por_el0 = 0x77777777 & ~(0xfull << 16);	/* key 4: none */
-	poe_check(&v, 0x612345, 1, true, false, true, &vd);
+	v.eff.por_el0 = 0x77777777 & ~(0xfull << 16);	/* key 4: none */
+	poe_check(&v, 0x612345, 1, NEED_R, true, &v.eff, &vd);
 	check(!vd.allowed && vd.level == 2 && vd.key == 4,
 	      "EL0 load from a no-access key in a block, level 2");
-	poe_check(&v, 0x612345, 1, true, false, false, &vd);
+	poe_check(&v, 0x612345, 1, NEED_R, false, &v.eff, &vd);
 	check(vd.allowed, "POR_EL1 governs EL1 accesses");
 	/* PIE: overlay only where PIIndex selects an _O permission */
-	v.por_el1 = 0x77770777;				/* key 3: none */
-	v.tcr2 |= TCR2_PIE;
+	v.eff.por_el1 = 0x77770777;				/* key 3: none */
+	v.eff.tcr2 |= TCR2_PIE;
 	v.pir_el1 = 0xcull << 4;			/* PI 1: RW (not _O) */
-	poe_check(&v, 0x402000, 8, false, true, false, &vd);
+	poe_check(&v, 0x402000, 8, NEED_W, false, &v.eff, &vd);
 	check(vd.allowed, "PIE non-_O permission: overlay not applied");
 	v.pir_el1 = 0x5ull << 4;			/* PI 1: RW_O */
-	poe_check(&v, 0x402000, 8, false, true, false, &vd);
+	poe_check(&v, 0x402000, 8, NEED_W, false, &v.eff, &vd);
 	check(!vd.allowed && vd.key == 3, "PIE _O permission: overlay applied");
 	v.pire0_el1 = 0xcull << 4;
-	v.por_el0 = 0x77770777;
-	poe_check(&v, 0x402000, 8, false, true, true, &vd);
+	v.eff.por_el0 = 0x77770777;
+	poe_check(&v, 0x402000, 8, NEED_W, true, &v.eff, &vd);
 	check(vd.allowed, "EL0 accesses use PIRE0_EL1");
-	v.tcr2 &= ~TCR2_PIE;
-	poe_check(&v, 0x402000, 8, false, true, true, &vd);
+	v.eff.tcr2 &= ~TCR2_PIE;
+	poe_check(&v, 0x402000, 8, NEED_W, true, &v.eff, &vd);
 	check(!vd.allowed, "PIE off: overlay always applies");
 	check(poe_por_restricts(0x77777717) && !poe_por_restricts(0x77777777) &&
 	      !poe_por_restricts(0x55555555), "POR restricts");
+	check(poe_por_denies(0x77777717) == (DENY_W | DENY_X) &&
+	      poe_por_denies(0x55555555) == DENY_X &&
+	      poe_por_denies(0x77777777) == 0 &&
+	      poe_por_denies(0x77777787) == (DENY_R | DENY_W | DENY_X),
+	      "POR denies R/W/X (reserved values deny all)");
 
 	printf("1..%u\n", n);
 	printf("%u passed, %u failed\n", pass, fail);

@@ -1,0 +1,356 @@
+/*
+ * check.c - the run-time checks of data accesses and instruction fetches
+ *
+ * Every data access instruction gets a conditional callback that runs only
+ * while the overlay of the EL whose permissions it uses is enabled and the
+ * current POR value denies some key what the access needs (the struct
+ * poe_score gates, kept by state.c): loads only while some key lacks R,
+ * stores while some key lacks W. A guest that does not use overlays pays
+ * (almost) nothing, and in kpkeys' default context (key 1 read-only) EL1
+ * loads are free. Code in the TTBR1 half runs at EL1 (unprivileged
+ * LDTR/STTR use EL0 permissions); code in the TTBR0 half is normally EL0
+ * but the idmap runs there at EL1, so those use the gates of the EL the
+ * vCPU is at, tracked at exception entry and ERET, which avoids reading
+ * PSTATE on every access. AArch32 EL0 code is not checked at all (its
+ * words would be misread as A64): its gates are closed.
+ *
+ * Instruction fetch: the first instruction of each TB, and the first one
+ * on the TB's second page if it crosses one, gets a callback that checks
+ * X for the page. It is conditional on a per-vCPU word holding the last
+ * page found executable (the TB's page is the immediate), so it runs only
+ * when execution moves to another page, and does nothing more while no
+ * key lacks X. The word is cleared whenever the answer may change (POR,
+ * TCR2, EL, TLB invalidation).
+ *
+ * MOPS (CPY*, SET*): each of the prologue, main and epilogue instructions
+ * is checked, every time it executes, for the bytes that QEMU's
+ * implementation of that stage processes (the "option A" register format
+ * QEMU uses after the prologue): the prologue up to the first page
+ * boundary, the main instruction the whole pages, the epilogue the rest.
+ * A denied byte faults at the stage that would write it, before it writes
+ * anything, with the registers showing the progress of the earlier stages.
+ * Hardware may progress further (up to the denied byte); less progress
+ * is an outcome the architecture allows (the registers are consistent and
+ * the copy restarts from them), so a caller that depended on more would be
+ * broken on some hardware too.
+ */
+#include <string.h>
+
+#include "check.h"
+#include "decode.h"
+#include "fault.h"
+#include "policy.h"
+#include "regs.h"
+#include "state.h"
+#include "strict.h"
+#include "walk.h"
+
+#define PAGE	0x1000ull
+
+/* An instruction instrumented at translation time. */
+struct poe_insn {
+	struct ls_insn d;
+	uint64_t pc;
+	uint32_t word;
+	bool high;		/* PC in the TTBR1 half: runs at EL1 */
+};
+
+struct fetch_insn {
+	uint64_t pc;
+	bool high;
+};
+
+static bool overlay_live(const struct poe_vcpu *v, bool el0_perms)
+{
+	return el0_perms ? v->live_el0 : v->live_el1;
+}
+
+static const char *insn_text(const struct poe_insn *pi, char *buf,
+			     size_t len)
+{
+	snprintf(buf, len, "%s %s", ls_kind_name(pi->d.kind), pi->d.name);
+	return buf;
+}
+
+/*
+ * Check one range of one access with the effective registers, apply strict
+ * mode, deliver the fault if denied.
+ */
+static void check_range(struct poe_vcpu *v, const struct poe_insn *pi,
+			unsigned el, bool el0_perms, uint64_t va,
+			uint64_t size, unsigned need, bool write_side)
+{
+	struct poe_fault_info fi = {
+		.pc = pi->pc, .el = el, .what = pi->d.name,
+		.kind = ls_kind_name(pi->d.kind),
+		.cm = pi->d.flags & LS_F_CM,
+	};
+	struct poe_verdict vd;
+	char text[64];
+
+	v->st.checked++;
+	poe_check(v, va, size, need, el0_perms, &v->eff, &vd);
+	fi.por = el0_perms ? v->eff.por_el0 : v->eff.por_el1;
+	if (poe_opts.strict && vd.cont_mixed)
+		poe_strict_abort(v, "access through a contiguous group whose "
+				 "POIndex is not uniform", pi->pc, pi->word,
+				 insn_text(pi, text, sizeof(text)), va, vd.key,
+				 fi.por);
+	if (poe_opts.strict && v->unsynced && !el0_perms) {
+		struct poe_verdict vw;
+
+		poe_check(v, va, size, need, false, &v->wr, &vw);
+		if (vw.allowed != vd.allowed)
+			poe_strict_abort(v, "EL1 access between a POR_EL1/"
+					 "TCR2_EL1 write and the next context "
+					 "synchronisation, with another verdict "
+					 "under each value (missing ISB?)",
+					 pi->pc, pi->word,
+					 insn_text(pi, text, sizeof(text)), va,
+					 vd.allowed ? vw.key : vd.key,
+					 v->wr.por_el1);
+	}
+	if (vd.allowed)
+		return;
+	if (el == 1 && poe_opts.strict && !poe_strict_expected(pi->pc))
+		poe_strict_abort(v, "unexpected EL1 overlay violation (no "
+				 "exception-table fixup for this pc: the "
+				 "kernel would oops)", pi->pc, pi->word,
+				 insn_text(pi, text, sizeof(text)), vd.va,
+				 vd.key, fi.por);
+	/* an atomic that lacks R faults on its read: WnR = 0 */
+	fi.wnr = write_side && !(vd.missing & NEED_R);
+	poe_fault_deliver(v, &fi, &vd);
+}
+
+/* bytes from a to the next page boundary */
+static uint64_t to_page_end(uint64_t a)
+{
+	return PAGE - (a & (PAGE - 1));
+}
+
+/* bytes from the start of the page of the byte before a, up to a */
+static uint64_t from_page_start(uint64_t a)
+{
+	return a & (PAGE - 1) ? a & (PAGE - 1) : PAGE;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The bytes the MOPS instruction processes now: [*dst, *dst + len) and,
+ * for CPY, [*src, *src + len). Registers before the prologue: Xd, Xs
+ * start addresses, Xn the size. After it (option A): forward, Xd and Xs
+ * point past the end and Xn is minus the bytes left; backward (a CPY whose
+ * destination overlaps the source from above), Xd and Xs are the current
+ * top and Xn the bytes left.
+ */
+static uint64_t mops_range(const struct ls_insn *d, uint64_t xd, uint64_t xs,
+			   uint64_t xn, uint64_t *dst, uint64_t *src)
+{
+	bool cpy = d->flags & LS_F_MOPS_CPY;
+	uint64_t len, rem;
+
+	if (d->kind == LS_MOPS) {			/* prologue */
+		if (xn > INT64_MAX)
+			xn = INT64_MAX;
+		if (cpy && !(d->flags & LS_F_MOPS_FWD) && xd > xs &&
+		    xd - xs < xn) {			/* backward */
+			len = min64(xn, min64(from_page_start(xd + xn),
+					      from_page_start(xs + xn)));
+			*dst = xd + xn - len;
+			*src = xs + xn - len;
+			return len;
+		}
+		len = min64(xn, to_page_end(xd));
+		if (cpy)
+			len = min64(len, to_page_end(xs));
+		*dst = xd;
+		*src = xs;
+		return len;
+	}
+	if ((int64_t)xn < 0) {				/* forward */
+		rem = -xn;
+		len = d->flags & LS_F_MOPS_MAIN ? rem & ~(PAGE - 1) : rem;
+		*dst = xd - rem;
+		*src = xs - rem;
+		return len;
+	}
+	rem = xn;					/* backward */
+	len = d->flags & LS_F_MOPS_MAIN ? rem & ~(PAGE - 1) : rem;
+	*dst = xd - len;
+	*src = xs - len;
+	return len;
+}
+
+static void mops_check(struct poe_vcpu *v, const struct poe_insn *pi,
+		       unsigned el)
+{
+	const struct ls_insn *d = &pi->d;
+	bool dst_el0 = el == 0 || (d->flags & LS_F_UNPRIV);
+	bool src_el0 = el == 0 || (d->flags & LS_F_SRC_UNPRIV);
+	bool cpy = d->flags & LS_F_MOPS_CPY;
+	uint64_t len, dst, src;
+
+	if (!overlay_live(v, dst_el0) && !(cpy && overlay_live(v, src_el0)) &&
+	    !v->unsynced)
+		return;
+	len = mops_range(d, poe_gpr_read(d->rn, false),
+			 cpy ? poe_gpr_read(d->rs, false) : 0,
+			 poe_gpr_read(d->rm, false), &dst, &src);
+	if (!len)
+		return;
+	if (cpy)
+		check_range(v, pi, el, src_el0, src, len, NEED_R, false);
+	check_range(v, pi, el, dst_el0, dst, len, NEED_W, true);
+}
+
+static unsigned access_need(const struct ls_insn *d)
+{
+	switch (d->kind) {
+	case LS_LOAD:
+		return NEED_R;
+	case LS_RMW:
+		return NEED_R | NEED_W;
+	default:
+		return NEED_W;
+	}
+}
+
+static void ls_cb(unsigned vcpu, void *ud)
+{
+	const struct poe_insn *pi = ud;
+	const struct ls_insn *d = &pi->d;
+	struct poe_vcpu *v = poe_vcpu(vcpu);
+	unsigned el = pi->high ? 1 : v->el;
+	bool el0_perms = el == 0 || (d->flags & LS_F_UNPRIV);
+	uint64_t base, index = 0, ea;
+
+	if (v->f.redirect || (!pi->high && v->aarch32))
+		return;
+	if (d->kind == LS_MOPS || d->kind == LS_MOPS_CONT) {
+		mops_check(v, pi, el);
+		return;
+	}
+	if (!overlay_live(v, el0_perms) && !v->unsynced)
+		return;
+	base = (d->flags & LS_F_LITERAL) ? 0 :
+	       poe_gpr_read(d->rn, !(d->flags & LS_F_XZR));
+	if (d->flags & LS_F_REGOFF)
+		index = poe_gpr_read(d->rm, false);
+	ea = ls_ea(d, base, index, pi->pc);
+	if (d->flags & LS_F_PAC)
+		ea = poe_strip_pac(v, ea);
+	check_range(v, pi, el, el0_perms, ea, d->size, access_need(d),
+		    d->kind != LS_LOAD);
+}
+
+/*
+ * The scoreboard word that must be non-zero for this access to need a
+ * check: by the EL whose permissions apply (TTBR1 code runs at EL1,
+ * TTBR0 code at either) and by what it needs (R, W or both).
+ */
+static size_t gate_field(const struct ls_insn *d, bool high)
+{
+	static const size_t field[3][3] = {
+		{ offsetof(struct poe_score, rd_el1),
+		  offsetof(struct poe_score, wr_el1),
+		  offsetof(struct poe_score, rw_el1) },
+		{ offsetof(struct poe_score, rd_el0),
+		  offsetof(struct poe_score, wr_el0),
+		  offsetof(struct poe_score, rw_el0) },
+		{ offsetof(struct poe_score, rd_cur),
+		  offsetof(struct poe_score, wr_cur),
+		  offsetof(struct poe_score, rw_cur) },
+	};
+	bool mops = d->kind == LS_MOPS || d->kind == LS_MOPS_CONT;
+	unsigned who, need;
+
+	if (d->kind == LS_LOAD)
+		need = 0;
+	else if (d->kind == LS_RMW || mops)
+		need = 2;
+	else
+		need = 1;
+	if (high && mops && (d->flags & (LS_F_UNPRIV | LS_F_SRC_UNPRIV)))
+		return offsetof(struct poe_score, rw_any);
+	if (!high)
+		who = 2;
+	else if (d->flags & LS_F_UNPRIV)
+		who = 1;
+	else
+		who = 0;
+	return field[who][need];
+}
+
+bool poe_check_instrument_access(struct qemu_plugin_insn *insn,
+				 uint32_t word, uint64_t pc)
+{
+	struct poe_insn *pi;
+	struct ls_insn d;
+
+	if (!ls_decode(word, &d) || d.kind == LS_PRFM)
+		return false;
+	pi = g_new0(struct poe_insn, 1);
+	pi->d = d;
+	pi->pc = pc;
+	pi->word = word;
+	pi->high = pc >> 63;
+	qemu_plugin_register_vcpu_insn_exec_cond_cb(
+		insn, ls_cb, QEMU_PLUGIN_CB_RW_REGS_PC, QEMU_PLUGIN_COND_NE,
+		poe_score_u64(gate_field(&d, pi->high)), 0, pi);
+	return true;
+}
+
+static void fetch_cb(unsigned vcpu, void *ud)
+{
+	const struct fetch_insn *fi = ud;
+	struct poe_vcpu *v = poe_vcpu(vcpu);
+	struct poe_score *s = poe_score_of(vcpu);
+	uint64_t *ok = fi->high ? &s->xok_el1 : &s->xok_cur;
+	uint64_t gen = poe_tlb_generation();
+	unsigned el = fi->high ? 1 : v->el;
+	struct poe_verdict vd;
+
+	if (v->f.redirect)
+		return;
+	if ((el ? v->x_el1 : v->x_el0) && !(el == 0 && v->aarch32)) {
+		v->st.fetch_checks++;
+		poe_check(v, fi->pc, 4, NEED_X, el == 0, &v->eff, &vd);
+		if (!vd.allowed) {
+			struct poe_fault_info f = {
+				.pc = fi->pc, .el = el, .exec = true,
+				.por = el ? v->eff.por_el1 : v->eff.por_el0,
+				.what = "fetch", .kind = "exec",
+			};
+
+			if (el == 1 && poe_opts.strict)
+				poe_strict_abort(v, "EL1 instruction fetch "
+						 "denied by the overlay (the "
+						 "kernel would hang)", fi->pc,
+						 0, "fetch", fi->pc, vd.key,
+						 f.por);
+			poe_fault_deliver(v, &f, &vd);
+		}
+	}
+	*ok = (fi->pc & ~(PAGE - 1)) | 1;
+	if (poe_tlb_generation() != gen)	/* raced with a TLBI */
+		*ok = 0;
+}
+
+void poe_check_instrument_fetch(struct qemu_plugin_insn *insn, uint64_t pc)
+{
+	struct fetch_insn *fi = g_new0(struct fetch_insn, 1);
+	bool high = pc >> 63;
+
+	fi->pc = pc;
+	fi->high = high;
+	qemu_plugin_register_vcpu_insn_exec_cond_cb(
+		insn, fetch_cb, QEMU_PLUGIN_CB_RW_REGS_PC, QEMU_PLUGIN_COND_NE,
+		poe_score_u64(high ? offsetof(struct poe_score, xok_el1) :
+				     offsetof(struct poe_score, xok_cur)),
+		(pc & ~(PAGE - 1)) | 1, fi);
+}

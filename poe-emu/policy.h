@@ -1,0 +1,30 @@
+/*
+ * policy.h - the overlay permission decision
+ */
+#ifndef POE_POLICY_H
+#define POE_POLICY_H
+
+#include "state.h"
+
+#define NEED_R	1
+#define NEED_W	2
+#define NEED_X	4
+
+struct poe_verdict {
+	bool allowed;
+	bool cont_mixed;	/* a page in a mixed contiguous group */
+	unsigned missing;	/* NEED_* the denied page lacks */
+	uint64_t va;		/* first byte denied */
+	int level;		/* leaf level of the denied page */
+	unsigned key;		/* its POIndex */
+};
+
+/*
+ * May an access of size bytes at va that needs the NEED_* rights in
+ * need proceed, with the EL0 (el0_perms) or EL1 overlay of registers r?
+ */
+void poe_check(struct poe_vcpu *v, uint64_t va, uint64_t size, unsigned need,
+	       bool el0_perms, const struct poe_regs *r,
+	       struct poe_verdict *out);
+
+#endif

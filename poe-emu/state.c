@@ -1,0 +1,243 @@
+/*
+ * state.c - the options and the per-vCPU state of poe-emu (see state.h)
+ *
+ * Context synchronisation: an MSR to POR_EL0, POR_EL1 or TCR2_EL1 only
+ * records the written value (which MRS reads back, as a direct read after
+ * a direct write of the same register does); the checks keep using the
+ * effective value until the next ISB, exception entry or ERET, as on
+ * hardware, where an access between the write and the synchronisation
+ * may use either value. Until then the gates open for the union of both,
+ * so that strict mode can compare the two verdicts (check.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "state.h"
+#include "count.h"
+
+struct poe_opts poe_opts;
+
+static struct poe_vcpu *vcpus;
+static unsigned max_vcpus;
+static struct qemu_plugin_scoreboard *score;
+static uint64_t tlb_gen;	/* atomic */
+
+bool poe_opts_parse(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		const char *val = eq ? eq + 1 : "";
+		char *key = g_strndup(argv[i], eq ? eq - argv[i] : 0);
+		bool ok = true;
+
+		if (!strcmp(key, "log")) {
+			poe_opts.log = fopen(val, "w");
+			ok = poe_opts.log != NULL;
+		} else if (!strcmp(key, "stats")) {
+			ok = qemu_plugin_bool_parse(key, val, &poe_opts.stats);
+		} else if (!strcmp(key, "strict")) {
+			ok = qemu_plugin_bool_parse(key, val, &poe_opts.strict);
+		} else if (!strcmp(key, "force_el1")) {
+			ok = qemu_plugin_bool_parse(key, val,
+						    &poe_opts.force_el1);
+		} else if (!strcmp(key, "verbose")) {
+			ok = qemu_plugin_bool_parse(key, val,
+						    &poe_opts.verbose);
+		} else if (!strcmp(key, "sysmap")) {
+			poe_opts.sysmap = g_strdup(val);
+		} else if (!strcmp(key, "bench")) {
+			poe_opts.bench = g_strdup(val);
+		} else {
+			ok = false;
+		}
+		g_free(key);
+		if (!ok) {
+			fprintf(stderr, "poe-emu: bad option '%s'\n", argv[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+void poe_state_init(unsigned n)
+{
+	max_vcpus = n;
+	vcpus = g_new0(struct poe_vcpu, n);
+	score = qemu_plugin_scoreboard_new(sizeof(struct poe_score));
+}
+
+unsigned poe_max_vcpus(void)
+{
+	return max_vcpus;
+}
+
+struct poe_vcpu *poe_vcpu(unsigned index)
+{
+	return &vcpus[index];
+}
+
+struct poe_score *poe_score_of(unsigned index)
+{
+	return qemu_plugin_scoreboard_find(score, index);
+}
+
+qemu_plugin_u64 poe_score_u64(size_t offset)
+{
+	return (qemu_plugin_u64){ score, offset };
+}
+
+unsigned poe_por_denies(uint64_t por)
+{
+	unsigned k, d = 0;
+
+	for (k = 0; k < 8; k++) {
+		unsigned p = (por >> (4 * k)) & 0xf;
+
+		if (p & 8)
+			p = 0;			/* reserved: no access */
+		if (!(p & POE_R))
+			d |= DENY_R;
+		if (!(p & POE_W))
+			d |= DENY_W;
+		if (!(p & POE_X))
+			d |= DENY_X;
+	}
+	return d;
+}
+
+bool poe_por_restricts(uint64_t por)
+{
+	return poe_por_denies(por) & (DENY_R | DENY_W);
+}
+
+static unsigned denies_el1(const struct poe_regs *r)
+{
+	return (r->tcr2 & TCR2_POE) ? poe_por_denies(r->por_el1) : 0;
+}
+
+static unsigned denies_el0(const struct poe_regs *r)
+{
+	return (r->tcr2 & TCR2_E0POE) ? poe_por_denies(r->por_el0) : 0;
+}
+
+void poe_fetch_forget(struct poe_vcpu *v)
+{
+	struct poe_score *s = poe_score_of(v->index);
+
+	s->xok_el1 = 0;
+	s->xok_cur = 0;
+}
+
+static void update_gates(struct poe_vcpu *v)
+{
+	struct poe_score *s = poe_score_of(v->index);
+	unsigned el1 = denies_el1(&v->eff), el0 = denies_el0(&v->eff), cur;
+
+	v->live_el1 = el1 & (DENY_R | DENY_W);
+	v->live_el0 = el0 & (DENY_R | DENY_W);
+	v->x_el1 = el1 & DENY_X;
+	v->x_el0 = el0 & DENY_X;
+	count_el1_window(v->index, (v->eff.tcr2 & TCR2_POE) &&
+				   !(el1 & DENY_W));
+	if (v->unsynced) {
+		el1 |= denies_el1(&v->wr);
+		el0 |= denies_el0(&v->wr);
+	}
+	cur = v->el ? el1 : v->aarch32 ? 0 : el0;
+	s->rd_el1 = el1 & DENY_R;
+	s->wr_el1 = !!(el1 & DENY_W);
+	s->rw_el1 = !!(el1 & (DENY_R | DENY_W));
+	s->rd_el0 = el0 & DENY_R;
+	s->wr_el0 = !!(el0 & DENY_W);
+	s->rw_el0 = !!(el0 & (DENY_R | DENY_W));
+	s->rd_cur = cur & DENY_R;
+	s->wr_cur = !!(cur & DENY_W);
+	s->rw_cur = !!(cur & (DENY_R | DENY_W));
+	s->rw_any = s->rw_el1 | s->rw_el0;
+	s->unsynced = v->unsynced;
+	poe_fetch_forget(v);
+}
+
+static void written(struct poe_vcpu *v)
+{
+	v->unsynced = memcmp(&v->wr, &v->eff, sizeof(v->wr)) != 0;
+	update_gates(v);
+}
+
+void poe_write_por_el0(struct poe_vcpu *v, uint64_t val)
+{
+	v->wr.por_el0 = val;
+	written(v);
+}
+
+void poe_write_por_el1(struct poe_vcpu *v, uint64_t val)
+{
+	v->wr.por_el1 = val;
+	written(v);
+}
+
+void poe_write_tcr2(struct poe_vcpu *v, uint64_t val)
+{
+	if (poe_opts.force_el1)
+		val |= TCR2_POE;
+	v->wr.tcr2 = val;
+	written(v);
+}
+
+void poe_context_sync(struct poe_vcpu *v)
+{
+	if (!v->unsynced)
+		return;
+	v->eff = v->wr;
+	v->unsynced = false;
+	update_gates(v);
+}
+
+void poe_set_el(struct poe_vcpu *v, unsigned el, bool aarch32)
+{
+	if (v->el != el || v->aarch32 != aarch32) {
+		v->el = el;
+		v->aarch32 = aarch32;
+		update_gates(v);
+	}
+}
+
+void poe_vcpu_reset(struct poe_vcpu *v)
+{
+	unsigned index = v->index;
+	struct poe_stats st = v->st;
+	struct poe_score *s = poe_score_of(index);
+	uint64_t isb = s->isb;
+
+	memset(v, 0, sizeof(*v));
+	memset(s, 0, sizeof(*s));
+	v->index = index;
+	v->st = st;
+	s->isb = isb;
+	v->el = 1;		/* vCPUs come out of reset at EL1 (no EL2/3) */
+	v->tlb_gen = poe_tlb_generation();
+	if (poe_opts.force_el1) {
+		/* benchmark aid: EL1 overlay on, POR_EL1 as kpkeys' default
+		 * context (key 1 read-only, every other key RWX) */
+		v->eff.tcr2 = TCR2_POE;
+		v->eff.por_el1 = 0x77777717;
+	}
+	v->wr = v->eff;
+	update_gates(v);
+}
+
+uint64_t poe_tlb_generation(void)
+{
+	return __atomic_load_n(&tlb_gen, __ATOMIC_ACQUIRE);
+}
+
+void poe_tlb_broadcast(void)
+{
+	unsigned i;
+
+	__atomic_add_fetch(&tlb_gen, 1, __ATOMIC_ACQ_REL);
+	for (i = 0; i < max_vcpus; i++)
+		poe_fetch_forget(&vcpus[i]);
+}

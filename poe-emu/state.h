@@ -1,0 +1,158 @@
+/*
+ * state.h - the options and the per-vCPU state of poe-emu
+ *
+ * This module owns both: the options are parsed here once, at install,
+ * and read by everyone; each vCPU's emulated registers (POR_EL0, POR_EL1,
+ * TCR2_EL1's enables, as written and as in effect), its current EL, soft
+ * TLB, the fault being delivered and statistics live in a struct
+ * poe_vcpu, touched only by that vCPU's thread, except the soft TLB
+ * generation (broadcast TLBI) which is global. The words that conditional
+ * callbacks test are kept here, in a QEMU scoreboard (struct poe_score).
+ * Every other module depends on this one, never the reverse (except the
+ * bench counters, which are told of EL1 window transitions).
+ */
+#ifndef POE_STATE_H
+#define POE_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "qemu-plugin-api.h"
+
+/* Architectural bits used throughout. */
+#define TCR2_PIE	(1ull << 1)
+#define TCR2_E0POE	(1ull << 2)
+#define TCR2_POE	(1ull << 3)
+#define CPACR_E0POE	(1ull << 29)
+#define MMFR3_S1POE_SHIFT 16
+/* POR permission bits, and what por_denies() reports */
+#define POE_R		1
+#define POE_X		2
+#define POE_W		4
+#define DENY_R		1
+#define DENY_W		2
+#define DENY_X		4
+
+struct poe_opts {
+	bool stats, strict, verbose, force_el1;
+	const char *sysmap;	/* strict=on: the kernel's System.map */
+	const char *bench;	/* bench=FILE */
+	FILE *log;		/* log=FILE */
+};
+extern struct poe_opts poe_opts;
+
+/* Values read by conditional callbacks; one element per vCPU. */
+struct poe_score {
+	/*
+	 * Gates, per EL whose permissions apply: non-zero while that EL's
+	 * overlay is enabled and its POR value denies some key R (rd), W
+	 * (wr), or either (rw), in the effective or (until the next context
+	 * synchronisation) the written value. "cur" is the set of the EL the
+	 * vCPU is at, for code in the TTBR0 half that may run at either EL;
+	 * rw_any is rw_el1 | rw_el0.
+	 */
+	uint64_t rd_el1, wr_el1, rw_el1;
+	uint64_t rd_el0, wr_el0, rw_el0;
+	uint64_t rd_cur, wr_cur, rw_cur;
+	uint64_t rw_any;
+	uint64_t pending;	/* a fault is being delivered: patch MRS */
+	uint64_t unsynced;	/* a POR/TCR2 write awaits an ISB */
+	/* instruction fetch: the page (| 1) last found executable, per half */
+	uint64_t xok_el1, xok_cur;
+	uint64_t isb;		/* stats: ISBs executed (inline counter) */
+};
+
+/* The emulated POE registers. */
+struct poe_regs {
+	uint64_t por_el0, por_el1;
+	uint64_t tcr2;		/* as written (QEMU drops POE/E0POE) */
+};
+
+#define POE_TLB_SIZE 256
+
+struct poe_tlb_entry {
+	uint64_t tag;		/* VA of the 4K page | 1, 0 = invalid */
+	uint8_t po;		/* POIndex of the leaf */
+	uint8_t pi;		/* PIIndex of the leaf */
+	int8_t level;		/* level of the leaf */
+	bool cont_mixed;	/* in a contiguous group of mixed POIndex */
+};
+
+/* A fault being delivered (fault.c). */
+struct poe_fault {
+	bool redirect;		/* PC moved to the bad address */
+	uint8_t el;		/* EL of the access */
+	bool exec;		/* instruction abort */
+	bool wnr, cm;		/* syndrome bits */
+	uint64_t pc, va;
+	int level;
+	/* what the handler's MRS ELR/ESR/FAR must read */
+	bool elr_pending, esr_pending, far_pending;
+	/* for the log */
+	unsigned key;
+	uint64_t por;
+	const char *what, *kind;
+};
+
+struct poe_stats {
+	uint64_t por_el1_writes, por_el0_writes, tlbi, checked, faults, walks;
+	uint64_t fetch_checks, resets;
+};
+
+struct poe_vcpu {
+	unsigned index;
+	unsigned el;		/* current EL: 1 after an exception, ERET's */
+	bool aarch32;		/* EL0 in AArch32: not instrumented */
+
+	struct poe_regs eff;	/* in effect: what the checks use */
+	struct poe_regs wr;	/* as last written: what MRS reads */
+	bool unsynced;		/* wr != eff until a context sync event */
+	uint64_t pir_el1, pire0_el1;
+	/* overlay enabled and POR restricting, per EL (effective values) */
+	bool live_el1, live_el0;
+	bool x_el1, x_el0;	/* some key lacks X */
+
+	/* translation registers, read lazily (mmu_valid) */
+	bool mmu_valid;
+	uint64_t tcr, ttbr0, ttbr1, sctlr;
+	uint64_t tlb_gen;	/* generation the soft TLB is valid for */
+	struct poe_tlb_entry tlb[POE_TLB_SIZE];
+
+	struct poe_fault f;
+	struct poe_stats st;
+};
+
+/* parse "key=value" plugin options into poe_opts; false on a bad one */
+bool poe_opts_parse(int argc, char **argv);
+
+void poe_state_init(unsigned max_vcpus);
+unsigned poe_max_vcpus(void);
+struct poe_vcpu *poe_vcpu(unsigned index);
+struct poe_score *poe_score_of(unsigned index);
+/* a scoreboard word, for conditional callbacks and inline ops */
+qemu_plugin_u64 poe_score_u64(size_t offset);
+
+/* the reset values: at vCPU init, and when PSCI powers a vCPU down */
+void poe_vcpu_reset(struct poe_vcpu *v);
+
+/* MSR POR_EL0/POR_EL1/TCR2_EL1: take effect at poe_context_sync() */
+void poe_write_por_el0(struct poe_vcpu *v, uint64_t val);
+void poe_write_por_el1(struct poe_vcpu *v, uint64_t val);
+void poe_write_tcr2(struct poe_vcpu *v, uint64_t val);
+/* ISB, exception entry, ERET */
+void poe_context_sync(struct poe_vcpu *v);
+/* the EL the vCPU runs at (exception entry: 1; ERET: SPSR's) */
+void poe_set_el(struct poe_vcpu *v, unsigned el, bool aarch32);
+/* forget the fetch pages found executable (TLB or mapping changes) */
+void poe_fetch_forget(struct poe_vcpu *v);
+
+/* Which of R, W, X does POR value por deny some key (DENY_*)? */
+unsigned poe_por_denies(uint64_t por);
+bool poe_por_restricts(uint64_t por);
+
+/* the soft TLB generation, bumped by broadcast invalidations */
+uint64_t poe_tlb_generation(void);
+void poe_tlb_broadcast(void);
+
+#endif

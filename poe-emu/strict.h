@@ -1,0 +1,27 @@
+/*
+ * strict.h - strict mode (strict=on,sysmap=FILE) and the fault log
+ */
+#ifndef POE_STRICT_H
+#define POE_STRICT_H
+
+#include "state.h"
+#include "policy.h"
+
+/* load System.map: symbols, vectors, the exception table bounds */
+bool poe_strict_init(const char *sysmap);
+/* has the kernel an exception-table fixup for pc? */
+bool poe_strict_expected(uint64_t pc);
+/*
+ * Stop QEMU (exit status 3) with a report: what went wrong, where (vCPU,
+ * PC, symbol+offset, instruction), the access (VA, key) and POR_EL1.
+ */
+__attribute__((noreturn))
+void poe_strict_abort(struct poe_vcpu *v, const char *why, uint64_t pc,
+		      uint32_t word, const char *what, uint64_t va,
+		      unsigned key, uint64_t por);
+
+/* log=FILE: one line per delivered fault, and copies of the stats */
+void poe_log_fault(struct poe_vcpu *v);
+void poe_log_line(const char *line);
+
+#endif

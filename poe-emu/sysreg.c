@@ -1,0 +1,248 @@
+/*
+ * sysreg.c - emulation of the POE system registers, TLB maintenance,
+ * context synchronisation and PSCI power-down
+ *
+ * QEMU 11.1 has no POR_EL0/POR_EL1 and silently drops TCR2_EL1.POE/E0POE,
+ * so the plugin emulates them: MRS/MSR of POR_ELx are executed here against
+ * per-vCPU shadow values and skipped (qemu_plugin_set_pc), MRS
+ * ID_AA64MMFR3_EL1 gets S1POE = 1, MSR TCR2_EL1 is shadowed (QEMU performs
+ * the rest of the write) and MRS TCR2_EL1 returns the shadowed enables.
+ * Written values take effect at the next ISB, exception entry or ERET
+ * (state.c); ISBs get a callback only while a write awaits one.
+ * EL0 may use POR_EL0 only when CPACR_EL1.E0POE is set; otherwise, and for
+ * every EL0 access to an EL1 register, QEMU's own UNDEF is left to happen.
+ *
+ * Soft TLB: writes to TTBRx/TCR/SCTLR flush the vCPU's; a local TLBI
+ * flushes the issuer's, a broadcast one (*IS, *OS) every vCPU's, before
+ * the issuer's next instruction (a generation counter checked on lookup).
+ * PIR_EL1/PIRE0_EL1 values are recorded when written (the soft TLB keeps
+ * PIIndex, not permissions, so nothing needs flushing).
+ *
+ * PSCI CPU_OFF: QEMU resets a vCPU that it powers on again, so the
+ * plugin's state of the calling vCPU goes back to reset values (POR_ELx
+ * and TCR2 zero, EL1, soft TLB empty, translation registers re-read):
+ * cpu_do_resume and the secondary bring-up really restore them.
+ */
+#include <string.h>
+
+#include "sysreg.h"
+#include "state.h"
+#include "regs.h"
+#include "walk.h"
+#include "fault.h"
+#include "count.h"
+
+#define PSCI_CPU_OFF		0x84000002u
+
+enum sr_op {
+	OP_MRS_POR_EL0, OP_MSR_POR_EL0, OP_MRS_POR_EL1, OP_MSR_POR_EL1,
+	OP_MRS_MMFR3, OP_MRS_TCR2, OP_MSR_TCR2, OP_MSR_PIR, OP_MSR_PIRE0,
+	OP_MSR_MMU, OP_TLBI, OP_TLBI_BCAST, OP_ERET, OP_ISB, OP_PSCI,
+};
+
+struct sr_insn {
+	uint64_t pc;
+	uint8_t op, rt;
+	bool high;
+};
+
+/* EL of an MSR/MRS in the TTBR0 half (idmap at EL1, or EL0) */
+static unsigned insn_el(const struct sr_insn *s)
+{
+	return s->high ? 1 : (poe_reg_read(R_CPSR) >> 2) & 3;
+}
+
+static void eret(struct poe_vcpu *v)
+{
+	uint64_t spsr = poe_reg_read(R_SPSR_EL1);
+	bool aarch32 = spsr & 0x10;	/* SPSR.M[4]: to AArch32 (EL0) */
+
+	poe_context_sync(v);
+	poe_set_el(v, aarch32 ? 0 : (spsr >> 2) & 3, aarch32);
+}
+
+static void psci(struct poe_vcpu *v)
+{
+	if ((uint32_t)poe_gpr_read(0, false) == PSCI_CPU_OFF) {
+		v->st.resets++;
+		poe_vcpu_reset(v);
+	}
+}
+
+static void sr_cb(unsigned vcpu, void *ud)
+{
+	const struct sr_insn *s = ud;
+	struct poe_vcpu *v = poe_vcpu(vcpu);
+	uint64_t val;
+
+	switch (s->op) {
+	case OP_ERET:
+		eret(v);
+		return;
+	case OP_ISB:
+		poe_context_sync(v);
+		return;
+	case OP_TLBI_BCAST:
+		v->st.tlbi++;
+		poe_tlb_broadcast();
+		poe_tlb_flush(v);
+		return;
+	case OP_TLBI:
+		v->st.tlbi++;
+		poe_tlb_flush(v);
+		return;
+	case OP_MSR_MMU:
+		poe_mmu_changed(v);
+		return;
+	case OP_PSCI:
+		psci(v);
+		return;
+	}
+	if (insn_el(s) == 0) {
+		/* only POR_EL0, and only if CPACR_EL1.E0POE lets EL0 in */
+		if (s->op != OP_MRS_POR_EL0 && s->op != OP_MSR_POR_EL0)
+			return;
+		if (!(poe_reg_read(R_CPACR_EL1) & CPACR_E0POE))
+			return;
+	}
+	switch (s->op) {
+	case OP_MRS_POR_EL0:
+		poe_gpr_write(s->rt, v->wr.por_el0);
+		break;
+	case OP_MSR_POR_EL0:
+		poe_write_por_el0(v, poe_gpr_read(s->rt, false));
+		v->st.por_el0_writes++;
+		break;
+	case OP_MRS_POR_EL1:
+		poe_gpr_write(s->rt, v->wr.por_el1);
+		break;
+	case OP_MSR_POR_EL1:
+		poe_write_por_el1(v, poe_gpr_read(s->rt, false));
+		v->st.por_el1_writes++;
+		count_por_el1_write(vcpu);
+		break;
+	case OP_MRS_MMFR3:
+		val = poe_reg_read(R_ID_AA64MMFR3_EL1);
+		val &= ~(0xfull << MMFR3_S1POE_SHIFT);
+		val |= 1ull << MMFR3_S1POE_SHIFT;
+		poe_gpr_write(s->rt, val);
+		break;
+	case OP_MRS_TCR2:
+		val = poe_reg_read(R_TCR2_EL1);
+		val |= v->wr.tcr2 & (TCR2_POE | TCR2_E0POE);
+		poe_gpr_write(s->rt, val);
+		break;
+	case OP_MSR_TCR2:
+		poe_write_tcr2(v, poe_gpr_read(s->rt, false));
+		return;		/* QEMU performs the write (minus POE bits) */
+	case OP_MSR_PIR:
+		v->pir_el1 = poe_gpr_read(s->rt, false);
+		return;
+	case OP_MSR_PIRE0:
+		v->pire0_el1 = poe_gpr_read(s->rt, false);
+		return;
+	}
+	qemu_plugin_set_pc(s->pc + 4);	/* skip the instruction; no return */
+}
+
+static void add_cb(struct qemu_plugin_insn *insn, uint64_t pc,
+		   enum sr_op op, unsigned rt)
+{
+	struct sr_insn *s = g_new0(struct sr_insn, 1);
+
+	s->pc = pc;
+	s->op = op;
+	s->rt = rt;
+	s->high = pc >> 63;
+	if (op == OP_ISB) {
+		/* free unless a POR/TCR2 write awaits synchronisation */
+		qemu_plugin_register_vcpu_insn_exec_cond_cb(
+			insn, sr_cb, QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_COND_NE,
+			poe_score_u64(offsetof(struct poe_score, unsynced)), 0,
+			s);
+		return;
+	}
+	qemu_plugin_register_vcpu_insn_exec_cb(insn, sr_cb,
+					       QEMU_PLUGIN_CB_RW_REGS_PC, s);
+}
+
+static bool instrument_reg(struct qemu_plugin_insn *insn,
+			   const struct sys_insn *si, uint64_t pc)
+{
+	bool msr = si->kind == SYS_MSR;
+	unsigned rt = si->rt;
+
+	switch (si->reg) {
+	case SR_POR_EL0:
+		add_cb(insn, pc, msr ? OP_MSR_POR_EL0 : OP_MRS_POR_EL0, rt);
+		return true;
+	case SR_POR_EL1:
+		add_cb(insn, pc, msr ? OP_MSR_POR_EL1 : OP_MRS_POR_EL1, rt);
+		return true;
+	case SR_TCR2_EL1:
+		add_cb(insn, pc, msr ? OP_MSR_TCR2 : OP_MRS_TCR2, rt);
+		return true;
+	}
+	if (!msr) {
+		switch (si->reg) {
+		case SR_ID_AA64MMFR3_EL1:
+			add_cb(insn, pc, OP_MRS_MMFR3, rt);
+			return true;
+		case SR_ESR_EL1:
+			poe_fault_instrument_mrs(insn, R_ESR_EL1, rt);
+			return true;
+		case SR_FAR_EL1:
+			poe_fault_instrument_mrs(insn, R_FAR_EL1, rt);
+			return true;
+		case SR_ELR_EL1:
+			poe_fault_instrument_mrs(insn, R_ELR_EL1, rt);
+			return true;
+		}
+		return false;
+	}
+	switch (si->reg) {
+	case SR_PIR_EL1:
+		add_cb(insn, pc, OP_MSR_PIR, rt);
+		return true;
+	case SR_PIRE0_EL1:
+		add_cb(insn, pc, OP_MSR_PIRE0, rt);
+		return true;
+	case SR_TCR_EL1:
+	case SR_TTBR0_EL1:
+	case SR_TTBR1_EL1:
+	case SR_SCTLR_EL1:
+		add_cb(insn, pc, OP_MSR_MMU, rt);
+		return true;
+	}
+	return false;
+}
+
+bool poe_sysreg_instrument(struct qemu_plugin_insn *insn,
+			   const struct sys_insn *si, uint64_t pc)
+{
+	switch (si->kind) {
+	case SYS_ISB:
+		if (poe_opts.stats)
+			qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
+				insn, QEMU_PLUGIN_INLINE_ADD_U64,
+				poe_score_u64(offsetof(struct poe_score, isb)),
+				1);
+		add_cb(insn, pc, OP_ISB, 0);
+		return true;
+	case SYS_ERET:
+		add_cb(insn, pc, OP_ERET, 0);
+		return true;
+	case SYS_TLBI:
+		add_cb(insn, pc, si->bcast ? OP_TLBI_BCAST : OP_TLBI, si->rt);
+		return true;
+	case SYS_HVC:
+	case SYS_SMC:
+		add_cb(insn, pc, OP_PSCI, 0);
+		return true;
+	case SYS_MRS:
+	case SYS_MSR:
+		return instrument_reg(insn, si, pc);
+	default:
+		return false;
+	}
+}

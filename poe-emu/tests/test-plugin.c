@@ -1,0 +1,436 @@
+/*
+ * test-plugin.c - scenarios through the whole plugin on the fake QEMU API
+ *
+ * Each scenario runs in a forked child (fresh plugin state, and strict
+ * mode may exit): guest page tables are built in the fake guest RAM, the
+ * plugin is installed with options, instructions are "executed" on one
+ * vCPU or another, and what the plugin does is checked: an access it
+ * denies moves the PC to the unfetchable address, and the handler's
+ * MRS ESR/FAR/ELR_EL1 then read the syndrome the plugin built.
+ * Prints TAP and "N passed, N failed"; exits 1 on failure.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake-qemu.h"
+
+#define BAD_PC		0x0080000000000000ull
+#define NOP		0xd503201fu
+#define ISB		0xd5033fdfu
+#define ERET		0xd69f03e0u
+#define HVC0		0xd4000002u
+#define STR_X1_X2	0xf9000041u	/* str x1, [x2] */
+#define LDR_X1_X2	0xf9400041u	/* ldr x1, [x2] */
+#define LDADD_X1_X3_X2	0xf8210043u	/* ldadd x1, x3, [x2] */
+#define LDRAA_X1_X2	0xf8200441u	/* ldraa x1, [x2] */
+#define DC_ZVA_XZR	0xd50b743fu	/* dc zva, xzr */
+#define SETP_X2_X5_X1	0x19c104a2u	/* setp [x2]!, x5!, x1 */
+#define TLBI_VALE1IS_X1	0xd50883a1u
+#define TLBI_VALE1_X1	0xd50887a1u
+#define MSR_POR_EL0_X3	0xd51ba283u
+#define MSR_POR_EL1_X3	0xd518a283u
+#define MSR_TCR2_X4	0xd5182064u
+#define MRS_X0_POR_EL1	0xd538a280u
+#define MRS_X0_TCR2	0xd5382060u
+#define MRS_X0_ESR	0xd5385200u
+#define MRS_X0_FAR	0xd5386000u
+#define MRS_X0_ELR	0xd5384020u
+
+/* guest layout: 4K granule, 48-bit VAs, tables from PA 0x10000 */
+#define KT	0xffff000000100000ull	/* kernel text */
+#define KD	0xffff000000200000ull	/* kernel data */
+#define UT	0x0000000000400000ull	/* user text */
+#define UD	0x0000000000600000ull	/* user data */
+#define VECTORS	0xffff000000000000ull
+#define PO(k)	((uint64_t)(k) << 60)
+#define CONT	(1ull << 52)
+#define TCR2_E0POE 4
+#define TCR2_POE   8
+
+static uint64_t next_table, root0, root1;
+
+static uint64_t rd64(uint64_t pa)
+{
+	uint64_t x;
+
+	memcpy(&x, fake_mem + pa, 8);
+	return x;
+}
+
+static void wr64(uint64_t pa, uint64_t x)
+{
+	memcpy(fake_mem + pa, &x, 8);
+}
+
+/* the level-3 descriptor slot of va, allocating tables on the way */
+static uint64_t slot(uint64_t va)
+{
+	uint64_t table = va >> 63 ? root1 : root0, s;
+	int lvl;
+
+	for (lvl = 0;; lvl++) {
+		s = table + ((va >> (39 - 9 * lvl)) & 511) * 8;
+		if (lvl == 3)
+			return s;
+		if (!(rd64(s) & 1)) {
+			wr64(s, next_table | 3);
+			memset(fake_mem + next_table, 0, 4096);
+			next_table += 4096;
+		}
+		table = rd64(s) & 0x0000fffffffff000ull;
+	}
+}
+
+/* map the 4K page at va (output address 0x100000 + low bits) */
+static void map(uint64_t va, uint64_t attrs)
+{
+	wr64(slot(va), 0x100000 | (va & 0xff000) | attrs | 3 | 1 << 10);
+}
+
+static void setup(unsigned ncpu, const char *opts)
+{
+	unsigned i;
+
+	if (fake_install(ncpu, opts)) {
+		printf("# install failed\n");
+		exit(1);
+	}
+	fake_init_vcpus();
+	memset(fake_mem, 0, 0x100000);
+	next_table = 0x10000;
+	root0 = next_table;
+	root1 = next_table + 4096;
+	next_table += 8192;
+	for (i = 0; i < ncpu; i++) {
+		*fake_sys(i, "TCR_EL1") = 16 | 16 << 16 | 2ull << 30;
+		*fake_sys(i, "TTBR0_EL1") = root0;
+		*fake_sys(i, "TTBR1_EL1") = root1;
+		*fake_sys(i, "SCTLR_EL1") = 1;
+		*fake_sys(i, "VBAR_EL1") = VECTORS;
+	}
+	map(KT, PO(0));
+	map(UT, PO(0));
+}
+
+static int failed;
+
+static void expect(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return;
+	failed = 1;
+	printf("# failed: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static uint64_t msr(unsigned cpu, uint32_t insn, unsigned rt, uint64_t val)
+{
+	fake_cpus[cpu].x[rt] = val;
+	return fake_exec(cpu, KT + 0x800, insn);
+}
+
+static void sync_(unsigned cpu)
+{
+	fake_exec(cpu, KT + 0x900, ISB);
+}
+
+/* ERET to EL0 (SPSR_EL1.M = EL0t) */
+static void to_el0(unsigned cpu)
+{
+	*fake_sys(cpu, "SPSR_EL1") = 0;
+	fake_exec(cpu, KT + 0xa00, ERET);
+}
+
+/* one access at pc; true if the plugin delivered a fault */
+static bool try_access(unsigned cpu, uint64_t pc, uint32_t insn, uint64_t x2)
+{
+	fake_cpus[cpu].x[2] = x2;
+	return fake_exec(cpu, pc, insn) == BAD_PC;
+}
+
+/* the exception for a delivered fault, and what the handler reads */
+static void take(unsigned cpu, uint64_t *esr, uint64_t *far, uint64_t *elr)
+{
+	fake_discon(cpu, QEMU_PLUGIN_DISCON_EXCEPTION, BAD_PC, VECTORS + 0x200);
+	fake_exec(cpu, VECTORS + 0x200, MRS_X0_ESR);
+	*esr = fake_cpus[cpu].x[0];
+	fake_exec(cpu, VECTORS + 0x204, MRS_X0_FAR);
+	*far = fake_cpus[cpu].x[0];
+	fake_exec(cpu, VECTORS + 0x208, MRS_X0_ELR);
+	*elr = fake_cpus[cpu].x[0];
+}
+
+static void user_pkeys(unsigned cpu, uint64_t por_el0)
+{
+	msr(cpu, MSR_TCR2_X4, 4, TCR2_E0POE);
+	*fake_sys(cpu, "CPACR_EL1") = 1ull << 29;
+	msr(cpu, MSR_POR_EL0_X3, 3, por_el0);
+	sync_(cpu);
+}
+
+/* 1: a broadcast TLBI reaches the other vCPU's soft TLB; a local one
+ * the issuer's */
+static void tlbi_broadcast(void)
+{
+	setup(2, "");
+	map(UD, PO(0));
+	user_pkeys(0, 0x107);		/* key 0 RWX, key 2 R, others none */
+	user_pkeys(1, 0x107);
+	to_el0(1);
+	expect(!try_access(1, UT, STR_X1_X2, UD), "key 0 store faulted");
+	map(UD, PO(2));			/* vCPU 0 moves the page to key 2 */
+	fake_exec(0, KT, TLBI_VALE1IS_X1);
+	expect(try_access(1, UT, STR_X1_X2, UD),
+	       "vCPU 1 stored to a key-2 page after TLBI VALE1IS on vCPU 0");
+	map(UD, PO(0));			/* and back */
+	fake_exec(0, KT, TLBI_VALE1IS_X1);
+	expect(!try_access(1, UT, STR_X1_X2, UD),
+	       "vCPU 1 still faults on key 0 after TLBI VALE1IS on vCPU 0");
+	/* local: reaches the issuer */
+	to_el0(0);
+	expect(!try_access(0, UT, STR_X1_X2, UD), "vCPU 0 key 0 store faulted");
+	map(UD, PO(2));
+	fake_discon(0, QEMU_PLUGIN_DISCON_EXCEPTION, UT, VECTORS + 0x400);
+	fake_exec(0, KT, TLBI_VALE1_X1);
+	to_el0(0);
+	expect(try_access(0, UT, STR_X1_X2, UD),
+	       "vCPU 0 stored to key 2 after its own TLBI VALE1");
+}
+
+/* 2: instruction fetch from a page whose key lacks X */
+static void fetch_x(void)
+{
+	uint64_t esr, far, elr;
+
+	setup(1, "");
+	map(KT + 0x1000, PO(3));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE | TCR2_E0POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77775777);	/* key 3 RW, no X */
+	sync_(0);
+	expect(fake_exec(0, KT + 0x1010, NOP) == BAD_PC,
+	       "EL1 fetch from a key without X did not fault");
+	take(0, &esr, &far, &elr);
+	expect((esr >> 26 & 0x3f) == 0x21 && (esr & 0x3f) == 0xf &&
+	       (esr >> 38 & 1) && elr == KT + 0x1010 && far == KT + 0x1010,
+	       "EL1 fetch: ESR %#llx FAR %#llx ELR %#llx", esr, far, elr);
+	expect(fake_exec(0, KT + 0x10, NOP) == KT + 0x14,
+	       "EL1 fetch from key 0 (RWX) faulted");
+	/* user: key 2 RW without X */
+	map(UT + 0x1000, PO(2));
+	*fake_sys(0, "CPACR_EL1") = 1ull << 29;
+	msr(0, MSR_POR_EL0_X3, 3, 0x507);
+	sync_(0);
+	to_el0(0);
+	expect(fake_exec(0, UT + 0x1000, NOP) == BAD_PC,
+	       "EL0 fetch from a key without X did not fault");
+	take(0, &esr, &far, &elr);
+	expect((esr >> 26 & 0x3f) == 0x20 && (esr >> 38 & 1) && far == UT + 0x1000,
+	       "EL0 fetch: ESR %#llx FAR %#llx", esr, far);
+}
+
+/* 3: POR_EL1 writes take effect at the next context synchronisation */
+static void isb_semantics(void)
+{
+	setup(1, "");
+	map(KD, PO(1));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777777);
+	sync_(0);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);	/* key 1 read-only */
+	fake_exec(0, KT, MRS_X0_POR_EL1);
+	expect(fake_cpus[0].x[0] == 0x77777717,
+	       "MRS after MSR reads %#llx", fake_cpus[0].x[0]);
+	expect(!try_access(0, KT + 4, STR_X1_X2, KD),
+	       "store denied before the ISB (the old value allows it)");
+	sync_(0);
+	expect(try_access(0, KT + 8, STR_X1_X2, KD),
+	       "store allowed after the ISB");
+	/* an exception entry synchronises too */
+	fake_discon(0, QEMU_PLUGIN_DISCON_EXCEPTION, 0, VECTORS);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777777);
+	expect(try_access(0, KT + 12, STR_X1_X2, KD),
+	       "store allowed before synchronisation");
+	fake_discon(0, QEMU_PLUGIN_DISCON_INTERRUPT, KT, VECTORS + 0x280);
+	expect(!try_access(0, KT + 16, STR_X1_X2, KD),
+	       "store denied after an exception entry");
+	/* and ERET */
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	*fake_sys(0, "SPSR_EL1") = 5;		/* back to EL1h */
+	fake_exec(0, KT + 20, ERET);
+	expect(try_access(0, KT + 24, STR_X1_X2, KD),
+	       "store allowed after ERET");
+}
+
+/* 3, strict: an access between MSR and ISB whose verdict differs */
+static void isb_strict(void)
+{
+	setup(1, "strict=on,sysmap=" "/tmp/poe-test-sysmap");
+	map(KD, PO(1));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	sync_(0);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777777);	/* open, no ISB yet */
+	try_access(0, KT + 4, STR_X1_X2, KD);	/* must exit 3 */
+	expect(0, "strict mode did not report the unsynchronised store");
+}
+
+/* 4: an atomic denied for lack of R reports WnR = 0 */
+static void wnr_atomic(void)
+{
+	uint64_t esr, far, elr;
+
+	setup(1, "");
+	map(UD, PO(2));
+	user_pkeys(0, 0x407);			/* key 2: W only */
+	to_el0(0);
+	expect(try_access(0, UT, LDADD_X1_X3_X2, UD), "LDADD not denied");
+	take(0, &esr, &far, &elr);
+	expect(!(esr & 1 << 6), "LDADD without R: WnR set (ESR %#llx)", esr);
+	to_el0(0);
+	user_pkeys(0, 0x107);			/* key 2: R only */
+	to_el0(0);
+	expect(try_access(0, UT, LDADD_X1_X3_X2, UD), "LDADD not denied");
+	take(0, &esr, &far, &elr);
+	expect(esr & 1 << 6, "LDADD without W: WnR clear (ESR %#llx)", esr);
+}
+
+/* 5: strict mode covers an EL1 MOPS prologue */
+static void mops_strict(void)
+{
+	setup(1, "strict=on,sysmap=/tmp/poe-test-sysmap");
+	map(KD, PO(1));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	sync_(0);
+	fake_cpus[0].x[5] = 64;
+	fake_cpus[0].x[1] = 0;
+	try_access(0, KT + 4, SETP_X2_X5_X1, KD);	/* must exit 3 */
+	expect(0, "strict mode let an EL1 SETP fault be delivered");
+}
+
+/* 6: strict mode reports a contiguous group with mixed POIndex */
+static void contiguous_strict(void)
+{
+	unsigned i;
+
+	setup(1, "strict=on,sysmap=/tmp/poe-test-sysmap");
+	for (i = 0; i < 16; i++)
+		map(KD + i * 4096, CONT | PO(i == 5 ? 1 : 0));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	sync_(0);
+	try_access(0, KT + 4, STR_X1_X2, KD);	/* must exit 3 */
+	expect(0, "strict mode accepted a contiguous group with keys 0 and 1");
+}
+
+/* 7: LDRAA strips the PAC; DC ZVA, XZR does not use SP */
+static void decoder_gaps(void)
+{
+	setup(1, "");
+	map(UD, PO(2));
+	user_pkeys(0, 0x007);			/* key 2: no access */
+	to_el0(0);
+	expect(try_access(0, UT, LDRAA_X1_X2, UD | 0x002a000000000000ull),
+	       "LDRAA with a signed pointer to a denied page not denied");
+	fake_cpus[0].sp = UD;
+	expect(!try_access(0, UT + 4, DC_ZVA_XZR, 0),
+	       "DC ZVA, XZR checked the page of SP");
+}
+
+/* 8: PSCI CPU_OFF and CPU_ON reset the vCPU's POE state */
+static void cpu_reset(void)
+{
+	setup(2, "");
+	map(KD, PO(1));
+	msr(1, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(1, MSR_POR_EL1_X3, 3, 0x77777717);
+	sync_(1);
+	expect(try_access(1, KT, STR_X1_X2, KD), "setup: store not denied");
+	fake_cpus[1].x[0] = 0x84000002;		/* CPU_OFF */
+	fake_exec(1, KT + 4, HVC0);
+	memset(&fake_cpus[1], 0, sizeof(fake_cpus[1]));	/* QEMU resets it */
+	fake_cpus[1].cpsr = 0x3c5;
+	*fake_sys(1, "TCR_EL1") = 16 | 16 << 16 | 2ull << 30;
+	*fake_sys(1, "TTBR1_EL1") = root1;
+	*fake_sys(1, "SCTLR_EL1") = 1;
+	fake_cpus[0].x[0] = 0xc4000003;		/* CPU_ON, cpu 1 */
+	fake_cpus[0].x[1] = 1;
+	fake_exec(0, KT + 4, HVC0);
+	fake_exec(1, KT + 8, MRS_X0_POR_EL1);
+	expect(fake_cpus[1].x[0] == 0, "POR_EL1 after CPU_ON: %#llx",
+	       fake_cpus[1].x[0]);
+	fake_exec(1, KT + 12, MRS_X0_TCR2);
+	expect(!(fake_cpus[1].x[0] & TCR2_POE), "TCR2_EL1.POE after CPU_ON");
+	expect(!try_access(1, KT + 16, STR_X1_X2, KD),
+	       "store denied after CPU_ON (overlay still on)");
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+	int want_exit;
+} scenarios[] = {
+	{ "broadcast TLBI reaches every vCPU, local TLBI the issuer",
+	  tlbi_broadcast, 0 },
+	{ "instruction fetch from a key without X: instruction abort",
+	  fetch_x, 0 },
+	{ "POR_EL1 writes take effect at ISB, exception entry, ERET",
+	  isb_semantics, 0 },
+	{ "strict: access between MSR POR_EL1 and ISB with another verdict",
+	  isb_strict, 3 },
+	{ "atomic denied for lack of R: WnR = 0", wnr_atomic, 0 },
+	{ "strict: EL1 MOPS prologue into a denied key stops QEMU",
+	  mops_strict, 3 },
+	{ "strict: contiguous group with non-uniform POIndex",
+	  contiguous_strict, 3 },
+	{ "LDRAA strips the PAC, DC ZVA XZR does not use SP",
+	  decoder_gaps, 0 },
+	{ "PSCI CPU_OFF/CPU_ON reset POR_EL1 and TCR2_EL1", cpu_reset, 0 },
+};
+
+int main(void)
+{
+	unsigned n = sizeof(scenarios) / sizeof(scenarios[0]), i, fails = 0;
+	FILE *f = fopen("/tmp/poe-test-sysmap", "w");
+
+	/* strict mode: vectors at VBAR_EL1 (no KASLR slide), and a
+	 * one-entry exception table that covers none of the test PCs */
+	fprintf(f, "ffff000000000000 T vectors\n"
+		   "ffff000000003000 D __start___ex_table\n"
+		   "ffff00000000300c D __stop___ex_table\n");
+	fclose(f);
+	printf("TAP version 13\n1..%u\n", n);
+	for (i = 0; i < n; i++) {
+		int status, code;
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (!pid) {
+			scenarios[i].fn();
+			fflush(stdout);
+			_exit(failed);
+		}
+		waitpid(pid, &status, 0);
+		code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+		if (code == scenarios[i].want_exit) {
+			printf("ok %u - %s\n", i + 1, scenarios[i].name);
+		} else {
+			printf("not ok %u - %s # exit %d, want %d\n", i + 1,
+			       scenarios[i].name, code, scenarios[i].want_exit);
+			fails++;
+		}
+	}
+	unlink("/tmp/poe-test-sysmap");
+	printf("%u passed, %u failed\n", n - fails, fails);
+	return fails ? 1 : 0;
+}
