@@ -15,12 +15,12 @@
  * words would be misread as A64): its gates are closed.
  *
  * Instruction fetch: the first instruction of each TB, and the first one
- * on the TB's second page if it crosses one, gets a callback that checks
- * X for the page. It is conditional on a per-vCPU word holding the last
- * page found executable (the TB's page is the immediate), so it runs only
- * when execution moves to another page, and does nothing more while no
- * key lacks X. The word is cleared whenever the answer may change (POR,
- * TCR2, EL, TLB invalidation).
+ * on the TB's second page if it crosses one, checks X for its page. The
+ * check is conditional on per-vCPU bounds of the pages known executable
+ * (the TB's page is the immediate): it runs only when execution leaves the
+ * page, contiguous group or block last found executable, and never while
+ * no key lacks X. The bounds are reset whenever the answer may change
+ * (POR, TCR2, EL, TLB invalidation).
  *
  * MOPS (CPY*, SET*): each of the prologue, main and epilogue instructions
  * is checked, every time it executes, for the bytes that QEMU's
@@ -305,52 +305,76 @@ bool poe_check_instrument_access(struct qemu_plugin_insn *insn,
 	return true;
 }
 
+/*
+ * The pages the leaf of pc maps (page, contiguous group or block: one key)
+ * are all executable if pc is: remember them, so that the callback runs
+ * again only when execution leaves them.
+ */
+static void fetch_known(struct poe_vcpu *v, bool high, uint64_t pc)
+{
+	const struct poe_tlb_entry *e = poe_tlb_lookup(v, pc);
+	uint64_t size = e ? 1ull << e->shift : PAGE;
+	uint64_t lo = pc & ~(size - 1);
+
+	poe_fetch_known(v, high, lo, lo + size - PAGE);
+}
+
 static void fetch_cb(unsigned vcpu, void *ud)
 {
 	const struct fetch_insn *fi = ud;
 	struct poe_vcpu *v = poe_vcpu(vcpu);
-	struct poe_score *s = poe_score_of(vcpu);
-	uint64_t *ok = fi->high ? &s->xok_el1 : &s->xok_cur;
 	uint64_t gen = poe_tlb_generation();
 	unsigned el = fi->high ? 1 : v->el;
 	struct poe_verdict vd;
 
 	if (v->f.redirect)
 		return;
-	if ((el ? v->x_el1 : v->x_el0) && !(el == 0 && v->aarch32)) {
-		v->st.fetch_checks++;
-		poe_check(v, fi->pc, 4, NEED_X, el == 0, &v->eff, &vd);
-		if (!vd.allowed) {
-			struct poe_fault_info f = {
-				.pc = fi->pc, .el = el, .exec = true,
-				.por = el ? v->eff.por_el1 : v->eff.por_el0,
-				.what = "fetch", .kind = "exec",
-			};
-
-			if (el == 1 && poe_opts.strict)
-				poe_strict_abort(v, "EL1 instruction fetch "
-						 "denied by the overlay (the "
-						 "kernel would hang)", fi->pc,
-						 0, "fetch", fi->pc, vd.key,
-						 f.por);
-			poe_fault_deliver(v, &f, &vd);
-		}
+	if (!(el ? v->x_el1 : v->x_el0) || (el == 0 && v->aarch32)) {
+		poe_fetch_known(v, fi->high, 0, ~0ull);	/* no key lacks X */
+		return;
 	}
-	*ok = (fi->pc & ~(PAGE - 1)) | 1;
+	v->st.fetch_checks++;
+	poe_check(v, fi->pc, 4, NEED_X, el == 0, &v->eff, &vd);
+	if (!vd.allowed) {
+		struct poe_fault_info f = {
+			.pc = fi->pc, .el = el, .exec = true,
+			.por = el ? v->eff.por_el1 : v->eff.por_el0,
+			.what = "fetch", .kind = "exec",
+		};
+
+		if (el == 1 && poe_opts.strict)
+			poe_strict_abort(v, "EL1 instruction fetch denied by "
+					 "the overlay (the kernel would hang)",
+					 fi->pc, 0, "fetch", fi->pc, vd.key,
+					 f.por);
+		poe_fault_deliver(v, &f, &vd);
+	}
+	fetch_known(v, fi->high, fi->pc);
 	if (poe_tlb_generation() != gen)	/* raced with a TLBI */
-		*ok = 0;
+		poe_fetch_forget(v);
 }
 
+/*
+ * Two conditional callbacks bound the known-executable pages [lo, hi]:
+ * one runs if lo > page, the other if hi < page, so neither runs inside
+ * the bounds, nor at all while no key lacks X (lo 0, hi ~0).
+ */
 void poe_check_instrument_fetch(struct qemu_plugin_insn *insn, uint64_t pc)
 {
 	struct fetch_insn *fi = g_new0(struct fetch_insn, 1);
 	bool high = pc >> 63;
+	uint64_t page = pc & ~(PAGE - 1);
 
 	fi->pc = pc;
 	fi->high = high;
 	qemu_plugin_register_vcpu_insn_exec_cond_cb(
-		insn, fetch_cb, QEMU_PLUGIN_CB_RW_REGS_PC, QEMU_PLUGIN_COND_NE,
-		poe_score_u64(high ? offsetof(struct poe_score, xok_el1) :
-				     offsetof(struct poe_score, xok_cur)),
-		(pc & ~(PAGE - 1)) | 1, fi);
+		insn, fetch_cb, QEMU_PLUGIN_CB_RW_REGS_PC, QEMU_PLUGIN_COND_GT,
+		poe_score_u64(high ? offsetof(struct poe_score, xlo_el1) :
+				     offsetof(struct poe_score, xlo_cur)),
+		page, fi);
+	qemu_plugin_register_vcpu_insn_exec_cond_cb(
+		insn, fetch_cb, QEMU_PLUGIN_CB_RW_REGS_PC, QEMU_PLUGIN_COND_LT,
+		poe_score_u64(high ? offsetof(struct poe_score, xhi_el1) :
+				     offsetof(struct poe_score, xhi_cur)),
+		page, fi);
 }

@@ -20,7 +20,6 @@ struct poe_opts poe_opts;
 static struct poe_vcpu *vcpus;
 static unsigned max_vcpus;
 static struct qemu_plugin_scoreboard *score;
-static uint64_t tlb_gen;	/* atomic */
 
 bool poe_opts_parse(int argc, char **argv)
 {
@@ -122,12 +121,37 @@ static unsigned denies_el0(const struct poe_regs *r)
 	return (r->tcr2 & TCR2_E0POE) ? poe_por_denies(r->por_el0) : 0;
 }
 
+static void forget_half(struct poe_score *s, bool high)
+{
+	if (high) {
+		s->xlo_el1 = ~0ull;
+		s->xhi_el1 = 0;
+	} else {
+		s->xlo_cur = ~0ull;
+		s->xhi_cur = 0;
+	}
+}
+
 void poe_fetch_forget(struct poe_vcpu *v)
 {
 	struct poe_score *s = poe_score_of(v->index);
 
-	s->xok_el1 = 0;
-	s->xok_cur = 0;
+	forget_half(s, true);
+	forget_half(s, false);
+}
+
+void poe_fetch_known(struct poe_vcpu *v, bool high, uint64_t lo,
+		     uint64_t hi)
+{
+	struct poe_score *s = poe_score_of(v->index);
+
+	if (high) {
+		s->xlo_el1 = lo;
+		s->xhi_el1 = hi;
+	} else {
+		s->xlo_cur = lo;
+		s->xhi_cur = hi;
+	}
 }
 
 static void update_gates(struct poe_vcpu *v)
@@ -157,7 +181,6 @@ static void update_gates(struct poe_vcpu *v)
 	s->rw_cur = !!(cur & (DENY_R | DENY_W));
 	s->rw_any = s->rw_el1 | s->rw_el0;
 	s->unsynced = v->unsynced;
-	poe_fetch_forget(v);
 }
 
 static void written(struct poe_vcpu *v)
@@ -193,6 +216,7 @@ void poe_context_sync(struct poe_vcpu *v)
 	v->eff = v->wr;
 	v->unsynced = false;
 	update_gates(v);
+	poe_fetch_forget(v);
 }
 
 void poe_set_el(struct poe_vcpu *v, unsigned el, bool aarch32)
@@ -201,6 +225,7 @@ void poe_set_el(struct poe_vcpu *v, unsigned el, bool aarch32)
 		v->el = el;
 		v->aarch32 = aarch32;
 		update_gates(v);
+		forget_half(poe_score_of(v->index), false);
 	}
 }
 
@@ -217,7 +242,7 @@ void poe_vcpu_reset(struct poe_vcpu *v)
 	v->st = st;
 	s->isb = isb;
 	v->el = 1;		/* vCPUs come out of reset at EL1 (no EL2/3) */
-	v->tlb_gen = poe_tlb_generation();
+	v->tlb_gen = ~0ull;	/* catch up at the first lookup */
 	if (poe_opts.force_el1) {
 		/* benchmark aid: EL1 overlay on, POR_EL1 as kpkeys' default
 		 * context (key 1 read-only, every other key RWX) */
@@ -226,18 +251,5 @@ void poe_vcpu_reset(struct poe_vcpu *v)
 	}
 	v->wr = v->eff;
 	update_gates(v);
-}
-
-uint64_t poe_tlb_generation(void)
-{
-	return __atomic_load_n(&tlb_gen, __ATOMIC_ACQUIRE);
-}
-
-void poe_tlb_broadcast(void)
-{
-	unsigned i;
-
-	__atomic_add_fetch(&tlb_gen, 1, __ATOMIC_ACQ_REL);
-	for (i = 0; i < max_vcpus; i++)
-		poe_fetch_forget(&vcpus[i]);
+	poe_fetch_forget(v);
 }

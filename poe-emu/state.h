@@ -58,8 +58,11 @@ struct poe_score {
 	uint64_t rw_any;
 	uint64_t pending;	/* a fault is being delivered: patch MRS */
 	uint64_t unsynced;	/* a POR/TCR2 write awaits an ISB */
-	/* instruction fetch: the page (| 1) last found executable, per half */
-	uint64_t xok_el1, xok_cur;
+	/*
+	 * Instruction fetch: pages [xlo, xhi] (start addresses) are known
+	 * executable, per half; lo > hi: none. 0, ~0: all (no key lacks X).
+	 */
+	uint64_t xlo_el1, xhi_el1, xlo_cur, xhi_cur;
 	uint64_t isb;		/* stats: ISBs executed (inline counter) */
 };
 
@@ -69,13 +72,14 @@ struct poe_regs {
 	uint64_t tcr2;		/* as written (QEMU drops POE/E0POE) */
 };
 
-#define POE_TLB_SIZE 256
+#define POE_TLB_SIZE 1024
 
 struct poe_tlb_entry {
 	uint64_t tag;		/* VA of the 4K page | 1, 0 = invalid */
 	uint8_t po;		/* POIndex of the leaf */
 	uint8_t pi;		/* PIIndex of the leaf */
 	int8_t level;		/* level of the leaf */
+	uint8_t shift;		/* log2 of the size the leaf maps */
 	bool cont_mixed;	/* in a contiguous group of mixed POIndex */
 };
 
@@ -116,7 +120,7 @@ struct poe_vcpu {
 	/* translation registers, read lazily (mmu_valid) */
 	bool mmu_valid;
 	uint64_t tcr, ttbr0, ttbr1, sctlr;
-	uint64_t tlb_gen;	/* generation the soft TLB is valid for */
+	uint64_t tlb_gen;	/* broadcast invalidations applied (walk.c) */
 	struct poe_tlb_entry tlb[POE_TLB_SIZE];
 
 	struct poe_fault f;
@@ -146,13 +150,12 @@ void poe_context_sync(struct poe_vcpu *v);
 void poe_set_el(struct poe_vcpu *v, unsigned el, bool aarch32);
 /* forget the fetch pages found executable (TLB or mapping changes) */
 void poe_fetch_forget(struct poe_vcpu *v);
+/* the fetch pages of one half found executable: [lo, hi] */
+void poe_fetch_known(struct poe_vcpu *v, bool high, uint64_t lo,
+		     uint64_t hi);
 
 /* Which of R, W, X does POR value por deny some key (DENY_*)? */
 unsigned poe_por_denies(uint64_t por);
 bool poe_por_restricts(uint64_t por);
-
-/* the soft TLB generation, bumped by broadcast invalidations */
-uint64_t poe_tlb_generation(void);
-void poe_tlb_broadcast(void);
 
 #endif

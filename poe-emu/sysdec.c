@@ -36,6 +36,42 @@ bool sys_tlbi_broadcast(unsigned op1, unsigned crm, unsigned op2)
 	}
 }
 
+bool sys_tlbi_range_all(const struct sys_tlbi_range *r)
+{
+	return r->start == 0 && r->end == ~0ull;
+}
+
+void sys_tlbi_range(uint32_t insn, uint64_t xt, struct sys_tlbi_range *r)
+{
+	unsigned op1 = bits(insn, 18, 16), crm = bits(insn, 11, 8);
+	unsigned op2 = bits(insn, 7, 5), tg, shift, scale, num;
+	bool sysp = bits(insn, 22, 22);
+
+	r->start = 0;
+	r->end = ~0ull;
+	r->mask = ~0ull;
+	if (sysp || op1 != 0 || !(op2 & 1))
+		return;			/* TLBIP, EL2/EL3, VMALL, ASID */
+	if (crm == 1 || crm == 3 || crm == 7) {	/* by VA */
+		r->mask = (1ull << 56) - 1;
+		r->start = (xt & ((1ull << 44) - 1)) << 12;
+		r->end = r->start + 1;
+		return;
+	}
+	if (crm != 2 && crm != 5 && crm != 6)
+		return;
+	/* by range: BaseADDR [36:0], NUM [43:39], SCALE [45:44], TG [47:46] */
+	tg = (xt >> 46) & 3;
+	if (!tg)
+		return;			/* reserved: invalidate everything */
+	shift = tg == 1 ? 12 : tg == 2 ? 14 : 16;
+	scale = (xt >> 44) & 3;
+	num = (xt >> 39) & 31;
+	r->mask = (1ull << (shift == 16 ? 53 : 49)) - 1;
+	r->start = ((xt & ((1ull << 37) - 1)) << shift) & r->mask;
+	r->end = r->start + ((uint64_t)(num + 1) << (5 * scale + 1) << shift);
+}
+
 static bool dec_barrier(uint32_t insn, struct sys_insn *s)
 {
 	unsigned crm = bits(insn, 11, 8), op2 = bits(insn, 7, 5);

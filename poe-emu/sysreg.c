@@ -12,9 +12,10 @@
  * EL0 may use POR_EL0 only when CPACR_EL1.E0POE is set; otherwise, and for
  * every EL0 access to an EL1 register, QEMU's own UNDEF is left to happen.
  *
- * Soft TLB: writes to TTBRx/TCR/SCTLR flush the vCPU's; a local TLBI
- * flushes the issuer's, a broadcast one (*IS, *OS) every vCPU's, before
- * the issuer's next instruction (a generation counter checked on lookup).
+ * Soft TLB: writes to TCR/SCTLR flush the vCPU's, writes to TTBRx the
+ * entries of that half; a local TLBI
+ * invalidates what its operand covers in the issuer's, a broadcast one
+ * (*IS, *OS) in every vCPU's, before the issuer's next instruction (walk.c).
  * PIR_EL1/PIRE0_EL1 values are recorded when written (the soft TLB keeps
  * PIIndex, not permissions, so nothing needs flushing).
  *
@@ -37,14 +38,27 @@
 enum sr_op {
 	OP_MRS_POR_EL0, OP_MSR_POR_EL0, OP_MRS_POR_EL1, OP_MSR_POR_EL1,
 	OP_MRS_MMFR3, OP_MRS_TCR2, OP_MSR_TCR2, OP_MSR_PIR, OP_MSR_PIRE0,
-	OP_MSR_MMU, OP_TLBI, OP_TLBI_BCAST, OP_ERET, OP_ISB, OP_PSCI,
+	OP_MSR_MMU, OP_MSR_TTBR0, OP_MSR_TTBR1, OP_TLBI, OP_TLBI_BCAST, OP_ERET, OP_ISB, OP_PSCI,
 };
 
 struct sr_insn {
 	uint64_t pc;
+	uint32_t word;
 	uint8_t op, rt;
 	bool high;
 };
+
+static void tlbi(struct poe_vcpu *v, const struct sr_insn *s, bool bcast)
+{
+	struct sys_tlbi_range r;
+
+	v->st.tlbi++;
+	sys_tlbi_range(s->word, poe_gpr_read(s->rt, false), &r);
+	if (bcast)
+		poe_tlb_broadcast(&r);	/* the issuer's too, at its lookup */
+	else
+		poe_tlb_invalidate(v, &r);
+}
 
 /* EL of an MSR/MRS in the TTBR0 half (idmap at EL1, or EL0) */
 static unsigned insn_el(const struct sr_insn *s)
@@ -83,16 +97,15 @@ static void sr_cb(unsigned vcpu, void *ud)
 		poe_context_sync(v);
 		return;
 	case OP_TLBI_BCAST:
-		v->st.tlbi++;
-		poe_tlb_broadcast();
-		poe_tlb_flush(v);
-		return;
 	case OP_TLBI:
-		v->st.tlbi++;
-		poe_tlb_flush(v);
+		tlbi(v, s, s->op == OP_TLBI_BCAST);
 		return;
 	case OP_MSR_MMU:
-		poe_mmu_changed(v);
+		poe_mmu_changed(v, -1);
+		return;
+	case OP_MSR_TTBR0:
+	case OP_MSR_TTBR1:
+		poe_mmu_changed(v, s->op == OP_MSR_TTBR1);
 		return;
 	case OP_PSCI:
 		psci(v);
@@ -151,6 +164,7 @@ static void add_cb(struct qemu_plugin_insn *insn, uint64_t pc,
 	struct sr_insn *s = g_new0(struct sr_insn, 1);
 
 	s->pc = pc;
+	qemu_plugin_insn_data(insn, &s->word, 4);
 	s->op = op;
 	s->rt = rt;
 	s->high = pc >> 63;
@@ -207,9 +221,13 @@ static bool instrument_reg(struct qemu_plugin_insn *insn,
 	case SR_PIRE0_EL1:
 		add_cb(insn, pc, OP_MSR_PIRE0, rt);
 		return true;
-	case SR_TCR_EL1:
 	case SR_TTBR0_EL1:
+		add_cb(insn, pc, OP_MSR_TTBR0, rt);
+		return true;
 	case SR_TTBR1_EL1:
+		add_cb(insn, pc, OP_MSR_TTBR1, rt);
+		return true;
+	case SR_TCR_EL1:
 	case SR_SCTLR_EL1:
 		add_cb(insn, pc, OP_MSR_MMU, rt);
 		return true;

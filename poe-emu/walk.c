@@ -7,15 +7,20 @@
  * (4K/16K/64K), T0SZ/T1SZ, TBI, 2 to 5 levels including 52-bit output
  * addresses (64K LPA and LPA2/DS), block and page descriptors. Descriptors
  * are read from guest physical memory. Results are cached per vCPU in a
- * small direct-mapped soft TLB, keyed by the 4K page of the VA, flushed by
- * a local TLBI and by writes to TTBRx/TCR/SCTLR (sysreg.c), and by a
- * broadcast TLBI on any vCPU: those bump a global generation that every
- * lookup compares with the one its vCPU's soft TLB was filled under. A
- * failed walk is never cached: QEMU raises the translation fault itself.
+ * small direct-mapped soft TLB, keyed by the 4K page of the VA. A failed
+ * walk is never cached: QEMU raises the translation fault itself.
  *
- * The TLB is not tagged by ASID or VMID, and every invalidation empties
- * all of it whatever its operand: more invalidation than asked for is
- * never less faithful, only slower.
+ * Invalidation: writes to TTBRx/TCR/SCTLR empty the vCPU's soft TLB; a
+ * local TLBI invalidates what its operand covers in the issuer's; a
+ * broadcast TLBI (*IS, *OS) is appended to a global ring of recent
+ * invalidations and every vCPU applies the ones it has not seen at its
+ * next lookup, so none uses a stale entry after the TLBI executed (the
+ * issuer's next instruction included). A vCPU that fell more than the
+ * ring behind empties its soft TLB. The soft TLB is not tagged by ASID:
+ * an invalidation by VA drops the entries of that VA for every ASID, and
+ * one by ASID drops everything; a by-VA or range operand drops every
+ * entry whose leaf (page, contiguous group or block) overlaps it. More
+ * invalidation than asked for is never less faithful, only slower.
  *
  * Contiguous entries: hardware may cache one translation for the whole
  * group from any of its entries, so a POIndex that differs inside a
@@ -27,6 +32,12 @@
 
 #include "walk.h"
 #include "regs.h"
+
+/* recent broadcast invalidations; entry g % RING is number g */
+#define RING 64
+static struct sys_tlbi_range ring[RING];
+static uint64_t ring_gen;	/* broadcasts so far (atomic) */
+static GMutex ring_lock;
 
 #define GENMASK(h, l)	((~0ull >> (63 - (h))) & (~0ull << (l)))
 
@@ -165,33 +176,108 @@ bool poe_walk(struct poe_vcpu *v, uint64_t va, struct poe_leaf *leaf)
 	}
 	leaf->desc = desc;
 	leaf->level = lvl;
-	leaf->cont_mixed = (desc >> 52) & 1 &&
-		!cont_uniform(slot_pa, cont_entries(gshift, lvl), desc);
+	leaf->shift = gshift + (3 - lvl) * stride;
+	if ((desc >> 52) & 1) {
+		unsigned n = cont_entries(gshift, lvl);
+
+		leaf->shift += __builtin_ctz(n);
+		/* reading the group costs: only strict mode reports it */
+		leaf->cont_mixed = poe_opts.strict &&
+				   !cont_uniform(slot_pa, n, desc);
+	} else {
+		leaf->cont_mixed = false;
+	}
 	return true;
 }
 
 void poe_tlb_flush(struct poe_vcpu *v)
 {
 	memset(v->tlb, 0, sizeof(v->tlb));
-	v->tlb_gen = poe_tlb_generation();
 	poe_fetch_forget(v);
 }
 
-void poe_mmu_changed(struct poe_vcpu *v)
+/* Drop the entries whose leaf overlaps r. */
+static void invalidate(struct poe_vcpu *v, const struct sys_tlbi_range *r)
 {
+	unsigned i;
+
+	if (sys_tlbi_range_all(r)) {
+		memset(v->tlb, 0, sizeof(v->tlb));
+		return;
+	}
+	for (i = 0; i < POE_TLB_SIZE; i++) {
+		struct poe_tlb_entry *e = &v->tlb[i];
+		uint64_t size, base;
+
+		if (!e->tag)
+			continue;
+		size = 1ull << e->shift;
+		base = (e->tag & r->mask) & ~(size - 1);
+		if (base < r->end && r->start < base + size)
+			e->tag = 0;
+	}
+}
+
+void poe_tlb_invalidate(struct poe_vcpu *v, const struct sys_tlbi_range *r)
+{
+	invalidate(v, r);
+	poe_fetch_forget(v);
+}
+
+void poe_tlb_broadcast(const struct sys_tlbi_range *r)
+{
+	unsigned i;
+
+	g_mutex_lock(&ring_lock);
+	ring[(ring_gen + 1) % RING] = *r;
+	__atomic_store_n(&ring_gen, ring_gen + 1, __ATOMIC_RELEASE);
+	g_mutex_unlock(&ring_lock);
+	for (i = 0; i < poe_max_vcpus(); i++)
+		poe_fetch_forget(poe_vcpu(i));
+}
+
+/* Apply the broadcast invalidations v has not seen yet. */
+static void catch_up(struct poe_vcpu *v, uint64_t gen)
+{
+	uint64_t g;
+
+	g_mutex_lock(&ring_lock);
+	gen = ring_gen;
+	if (v->tlb_gen > gen || gen - v->tlb_gen >= RING)
+		memset(v->tlb, 0, sizeof(v->tlb));
+	else
+		for (g = v->tlb_gen + 1; g <= gen; g++)
+			invalidate(v, &ring[g % RING]);
+	g_mutex_unlock(&ring_lock);
+	v->tlb_gen = gen;
+}
+
+void poe_mmu_changed(struct poe_vcpu *v, int half)
+{
+	unsigned i;
+
 	v->mmu_valid = false;
-	poe_tlb_flush(v);
+	if (half < 0) {
+		poe_tlb_flush(v);
+		return;
+	}
+	/* a TTBRx write only changes the translations of its half */
+	for (i = 0; i < POE_TLB_SIZE; i++)
+		if (((v->tlb[i].tag >> 55) & 1) == (unsigned)half)
+			v->tlb[i].tag = 0;
+	poe_fetch_forget(v);
 }
 
 const struct poe_tlb_entry *poe_tlb_lookup(struct poe_vcpu *v, uint64_t va)
 {
 	uint64_t tag = (va & ~0xfffull) | 1;
 	struct poe_tlb_entry *e = &v->tlb[(va >> 12) % POE_TLB_SIZE];
+	uint64_t gen = __atomic_load_n(&ring_gen, __ATOMIC_ACQUIRE);
 	struct poe_leaf leaf;
 
-	if (v->tlb_gen != poe_tlb_generation())
-		poe_tlb_flush(v);	/* a broadcast TLBI since the fill */
-	else if (e->tag == tag)
+	if (v->tlb_gen != gen)
+		catch_up(v, gen);	/* broadcast TLBIs since the last */
+	if (e->tag == tag)
 		return e;
 	v->st.walks++;
 	if (!poe_walk(v, va, &leaf))
@@ -201,6 +287,7 @@ const struct poe_tlb_entry *poe_tlb_lookup(struct poe_vcpu *v, uint64_t va)
 	e->pi = ((leaf.desc >> 6) & 1) | ((leaf.desc >> 51) & 1) << 1 |
 		((leaf.desc >> 53) & 1) << 2 | ((leaf.desc >> 54) & 1) << 3;
 	e->level = leaf.level;
+	e->shift = leaf.shift;
 	e->cont_mixed = leaf.cont_mixed;
 	return e;
 }
@@ -224,4 +311,9 @@ uint64_t poe_strip_pac(struct poe_vcpu *v, uint64_t va)
 		return va;
 	mask = GENMASK(top, 64 - tsz);
 	return hi ? va | mask : va & ~mask;
+}
+
+uint64_t poe_tlb_generation(void)
+{
+	return __atomic_load_n(&ring_gen, __ATOMIC_ACQUIRE);
 }

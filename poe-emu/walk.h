@@ -5,11 +5,13 @@
 #define POE_WALK_H
 
 #include "state.h"
+#include "sysdec.h"
 
 struct poe_leaf {
 	uint64_t desc;
 	int level;
-	/* Contiguous bit set and the group's POIndex not all the same */
+	unsigned shift;		/* log2 of the size it maps */
+	/* strict mode: Contiguous bit set, the group's POIndex not uniform */
 	bool cont_mixed;
 };
 
@@ -17,8 +19,13 @@ bool poe_walk(struct poe_vcpu *v, uint64_t va, struct poe_leaf *leaf);
 /* the leaf of va, from the soft TLB or a walk; NULL if the walk fails */
 const struct poe_tlb_entry *poe_tlb_lookup(struct poe_vcpu *v, uint64_t va);
 void poe_tlb_flush(struct poe_vcpu *v);
-/* TTBRx/TCR/SCTLR written: re-read them, flush */
-void poe_mmu_changed(struct poe_vcpu *v);
+/* TLBI: local (the issuer's soft TLB), broadcast (every vCPU's) */
+void poe_tlb_invalidate(struct poe_vcpu *v, const struct sys_tlbi_range *r);
+void poe_tlb_broadcast(const struct sys_tlbi_range *r);
+/* broadcast invalidations so far (a fetch check racing with one) */
+uint64_t poe_tlb_generation(void);
+/* TTBR0 (half 0), TTBR1 (1), TCR/SCTLR (-1) written: re-read, flush */
+void poe_mmu_changed(struct poe_vcpu *v, int half);
 /* va with its pointer authentication code removed (TCR_EL1 sizes) */
 uint64_t poe_strip_pac(struct poe_vcpu *v, uint64_t va);
 

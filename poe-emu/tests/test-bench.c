@@ -115,8 +115,8 @@ int main(void)
 	check(fake_install(2, "") == 0, "install without bench=");
 	fake_init_vcpus();
 	nop_ops = fake_ops_on(K, NOP);
-	check(nop_ops == 1 && fake_ops_on(K + 4, DSB_ISH) == 1 &&
-	      fake_ops_on(K + 8, MARKER) == 1,
+	check(nop_ops > 0 && fake_ops_on(K + 4, DSB_ISH) == nop_ops &&
+	      fake_ops_on(K + 8, MARKER) == nop_ops,
 	      "no bench=: NOP, DSB and the marker are not counted");
 	fake_exit();
 

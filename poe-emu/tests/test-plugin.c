@@ -31,6 +31,7 @@
 #define SETP_X2_X5_X1	0x19c104a2u	/* setp [x2]!, x5!, x1 */
 #define TLBI_VALE1IS_X1	0xd50883a1u
 #define TLBI_VALE1_X1	0xd50887a1u
+#define TLBI_RVALE1IS_X1 0xd50882a1u
 #define MSR_POR_EL0_X3	0xd51ba283u
 #define MSR_POR_EL1_X3	0xd518a283u
 #define MSR_TCR2_X4	0xd5182064u
@@ -89,6 +90,21 @@ static uint64_t slot(uint64_t va)
 static void map(uint64_t va, uint64_t attrs)
 {
 	wr64(slot(va), 0x100000 | (va & 0xff000) | attrs | 3 | 1 << 10);
+}
+
+/* map the 2M block at va (a level-2 block descriptor) */
+static void map_block(uint64_t va, uint64_t attrs)
+{
+	uint64_t s = slot(va) & ~0xfffull;	/* the level-3 table... */
+	uint64_t table = va >> 63 ? root1 : root0, d;
+	int lvl;
+
+	(void)s;
+	for (lvl = 0; lvl < 2; lvl++) {		/* ...is replaced */
+		d = rd64(table + ((va >> (39 - 9 * lvl)) & 511) * 8);
+		table = d & 0x0000fffffffff000ull;
+	}
+	wr64(table + ((va >> 21) & 511) * 8, 0x200000 | attrs | 1 | 1 << 10);
 }
 
 static void setup(unsigned ncpu, const char *opts)
@@ -150,11 +166,20 @@ static void to_el0(unsigned cpu)
 	fake_exec(cpu, KT + 0xa00, ERET);
 }
 
-/* one access at pc; true if the plugin delivered a fault */
+/*
+ * One access at pc; true if the plugin delivered a fault. The exception
+ * is then taken and returned from (to EL0 for a TTBR0-half pc), so that
+ * the next access is checked again.
+ */
 static bool try_access(unsigned cpu, uint64_t pc, uint32_t insn, uint64_t x2)
 {
 	fake_cpus[cpu].x[2] = x2;
-	return fake_exec(cpu, pc, insn) == BAD_PC;
+	if (fake_exec(cpu, pc, insn) != BAD_PC)
+		return false;
+	fake_discon(cpu, QEMU_PLUGIN_DISCON_EXCEPTION, BAD_PC, VECTORS + 0x200);
+	*fake_sys(cpu, "SPSR_EL1") = pc >> 63 ? 5 : 0;
+	fake_exec(cpu, KT + 0xa04, ERET);
+	return true;
 }
 
 /* the exception for a delivered fault, and what the handler reads */
@@ -188,18 +213,42 @@ static void tlbi_broadcast(void)
 	to_el0(1);
 	expect(!try_access(1, UT, STR_X1_X2, UD), "key 0 store faulted");
 	map(UD, PO(2));			/* vCPU 0 moves the page to key 2 */
+	fake_cpus[0].x[1] = UD >> 12;		/* TLBI operand: VA[55:12] */
 	fake_exec(0, KT, TLBI_VALE1IS_X1);
 	expect(try_access(1, UT, STR_X1_X2, UD),
 	       "vCPU 1 stored to a key-2 page after TLBI VALE1IS on vCPU 0");
 	map(UD, PO(0));			/* and back */
+	fake_cpus[0].x[1] = UD >> 12;
 	fake_exec(0, KT, TLBI_VALE1IS_X1);
 	expect(!try_access(1, UT, STR_X1_X2, UD),
 	       "vCPU 1 still faults on key 0 after TLBI VALE1IS on vCPU 0");
+	/* by VA: the whole block of that VA goes, other pages stay */
+	map(UD + 0x1000, PO(0));
+	map_block(0x40000000, PO(0));
+	expect(!try_access(1, UT, STR_X1_X2, 0x40000000) &&
+	       !try_access(1, UT, STR_X1_X2, 0x40123000) &&
+	       !try_access(1, UT, STR_X1_X2, UD + 0x1000),
+	       "key 0 stores faulted");
+	map_block(0x40000000, PO(2));
+	map(UD + 0x1000, PO(2));		/* changed, not invalidated */
+	fake_cpus[0].x[1] = 0x40000000 >> 12;
+	fake_exec(0, KT, TLBI_VALE1IS_X1);
+	expect(try_access(1, UT, STR_X1_X2, 0x40123000),
+	       "block re-keyed, TLBI of its first page: other page kept");
+	expect(!try_access(1, UT, STR_X1_X2, UD + 0x1000),
+	       "TLBI by VA dropped an unrelated page (over-invalidation "
+	       "is allowed, but this one is cheap to keep)");
+	/* by range: TLBI RVALE1IS, 4K pages, NUM 1 SCALE 0: 4 pages */
+	fake_cpus[0].x[1] = 1ull << 46 | 1ull << 39 | (UD + 0x1000) >> 12;
+	fake_exec(0, KT, TLBI_RVALE1IS_X1);
+	expect(try_access(1, UT, STR_X1_X2, UD + 0x1000),
+	       "TLBI RVALE1IS did not reach the page in its range");
 	/* local: reaches the issuer */
 	to_el0(0);
 	expect(!try_access(0, UT, STR_X1_X2, UD), "vCPU 0 key 0 store faulted");
 	map(UD, PO(2));
 	fake_discon(0, QEMU_PLUGIN_DISCON_EXCEPTION, UT, VECTORS + 0x400);
+	fake_cpus[0].x[1] = UD >> 12;
 	fake_exec(0, KT, TLBI_VALE1_X1);
 	to_el0(0);
 	expect(try_access(0, UT, STR_X1_X2, UD),
