@@ -18,8 +18,9 @@
  * on the TB's second page if it crosses one, checks X for its page. The
  * check is conditional on per-vCPU bounds of the pages known executable
  * (the TB's page is the immediate): it runs only when execution leaves the
- * page, contiguous group or block last found executable, and never while
- * no key lacks X. The bounds are reset whenever the answer may change
+ * run of pages last found executable (the leaf entries next to the
+ * fetched one in its table that also grant X, found by reading the table),
+ * and never while no key lacks X. The bounds are reset whenever the answer may change
  * (POR, TCR2, EL, TLB invalidation).
  *
  * MOPS (CPY*, SET*): each of the prologue, main and epilogue instructions
@@ -46,6 +47,8 @@
 #include "walk.h"
 
 #define PAGE	0x1000ull
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
 
 /* An instruction instrumented at translation time. */
 struct poe_insn {
@@ -72,6 +75,49 @@ static const char *insn_text(const struct poe_insn *pi, char *buf,
 	return buf;
 }
 
+/* Strict mode: mixed contiguous groups, accesses before an ISB. */
+static void check_strict(struct poe_vcpu *v, const struct poe_insn *pi,
+			 bool el0_perms, uint64_t va, uint64_t size,
+			 unsigned need, const struct poe_verdict *vd,
+			 uint64_t por)
+{
+	struct poe_verdict vw;
+	char text[64];
+
+	if (vd->cont_mixed)
+		poe_strict_abort(v, "access through a contiguous group whose "
+				 "POIndex is not uniform", pi->pc, pi->word,
+				 insn_text(pi, text, sizeof(text)), vd->va,
+				 vd->key, por);
+	if (!v->unsynced || el0_perms)
+		return;
+	poe_check(v, va, size, need, false, &v->wr, &vw);
+	if (vw.allowed != vd->allowed)
+		poe_strict_abort(v, "EL1 access between a POR_EL1/TCR2_EL1 "
+				 "write and the next context synchronisation, "
+				 "with another verdict under each value "
+				 "(missing ISB?)", pi->pc, pi->word,
+				 insn_text(pi, text, sizeof(text)), va,
+				 vd->allowed ? vw.key : vd->key,
+				 v->wr.por_el1);
+}
+
+__attribute__((noreturn))
+static void deliver(struct poe_vcpu *v, const struct poe_insn *pi,
+		    unsigned el, bool write_side,
+		    const struct poe_verdict *vd, uint64_t por)
+{
+	struct poe_fault_info fi = {
+		.pc = pi->pc, .el = el, .por = por, .what = pi->d.name,
+		.kind = ls_kind_name(pi->d.kind),
+		.cm = pi->d.flags & LS_F_CM,
+		/* an atomic that lacks R faults on its read: WnR = 0 */
+		.wnr = write_side && !(vd->missing & NEED_R),
+	};
+
+	poe_fault_deliver(v, &fi, vd);
+}
+
 /*
  * Check one range of one access with the effective registers, apply strict
  * mode, deliver the fault if denied.
@@ -80,47 +126,23 @@ static void check_range(struct poe_vcpu *v, const struct poe_insn *pi,
 			unsigned el, bool el0_perms, uint64_t va,
 			uint64_t size, unsigned need, bool write_side)
 {
-	struct poe_fault_info fi = {
-		.pc = pi->pc, .el = el, .what = pi->d.name,
-		.kind = ls_kind_name(pi->d.kind),
-		.cm = pi->d.flags & LS_F_CM,
-	};
+	uint64_t por = el0_perms ? v->eff.por_el0 : v->eff.por_el1;
 	struct poe_verdict vd;
 	char text[64];
 
 	v->st.checked++;
 	poe_check(v, va, size, need, el0_perms, &v->eff, &vd);
-	fi.por = el0_perms ? v->eff.por_el0 : v->eff.por_el1;
-	if (poe_opts.strict && vd.cont_mixed)
-		poe_strict_abort(v, "access through a contiguous group whose "
-				 "POIndex is not uniform", pi->pc, pi->word,
-				 insn_text(pi, text, sizeof(text)), va, vd.key,
-				 fi.por);
-	if (poe_opts.strict && v->unsynced && !el0_perms) {
-		struct poe_verdict vw;
-
-		poe_check(v, va, size, need, false, &v->wr, &vw);
-		if (vw.allowed != vd.allowed)
-			poe_strict_abort(v, "EL1 access between a POR_EL1/"
-					 "TCR2_EL1 write and the next context "
-					 "synchronisation, with another verdict "
-					 "under each value (missing ISB?)",
-					 pi->pc, pi->word,
-					 insn_text(pi, text, sizeof(text)), va,
-					 vd.allowed ? vw.key : vd.key,
-					 v->wr.por_el1);
-	}
-	if (vd.allowed)
+	if (unlikely(poe_opts.strict))
+		check_strict(v, pi, el0_perms, va, size, need, &vd, por);
+	if (likely(vd.allowed))
 		return;
 	if (el == 1 && poe_opts.strict && !poe_strict_expected(pi->pc))
 		poe_strict_abort(v, "unexpected EL1 overlay violation (no "
 				 "exception-table fixup for this pc: the "
 				 "kernel would oops)", pi->pc, pi->word,
 				 insn_text(pi, text, sizeof(text)), vd.va,
-				 vd.key, fi.por);
-	/* an atomic that lacks R faults on its read: WnR = 0 */
-	fi.wnr = write_side && !(vd.missing & NEED_R);
-	poe_fault_deliver(v, &fi, &vd);
+				 vd.key, por);
+	deliver(v, pi, el, write_side, &vd, por);
 }
 
 /* bytes from a to the next page boundary */
@@ -306,17 +328,38 @@ bool poe_check_instrument_access(struct qemu_plugin_insn *insn,
 }
 
 /*
- * The pages the leaf of pc maps (page, contiguous group or block: one key)
- * are all executable if pc is: remember them, so that the callback runs
- * again only when execution leaves them.
+ * Execution often alternates between a few runs of pages (a caller and a
+ * callee in different tables): the last runs found, until forgotten.
  */
-static void fetch_known(struct poe_vcpu *v, bool high, uint64_t pc)
+static bool xrun_find(struct poe_vcpu *v, unsigned who, uint64_t page,
+		      uint64_t *lo, uint64_t *hi)
 {
-	const struct poe_tlb_entry *e = poe_tlb_lookup(v, pc);
-	uint64_t size = e ? 1ull << e->shift : PAGE;
-	uint64_t lo = pc & ~(size - 1);
+	unsigned i;
 
-	poe_fetch_known(v, high, lo, lo + size - PAGE);
+	for (i = 0; i < v->xruns_n; i++) {
+		const struct poe_xrun *r = &v->xruns[i];
+
+		if (r->who == who && r->lo <= page && page <= r->hi) {
+			*lo = r->lo;
+			*hi = r->hi;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void xrun_add(struct poe_vcpu *v, unsigned who, uint64_t lo,
+		     uint64_t hi)
+{
+	unsigned n = sizeof(v->xruns) / sizeof(v->xruns[0]);
+	struct poe_xrun *r = &v->xruns[v->xruns_next];
+
+	r->lo = lo;
+	r->hi = hi;
+	r->who = who;
+	v->xruns_next = (v->xruns_next + 1) % n;
+	if (v->xruns_n < n)
+		v->xruns_n++;
 }
 
 static void fetch_cb(unsigned vcpu, void *ud)
@@ -326,11 +369,20 @@ static void fetch_cb(unsigned vcpu, void *ud)
 	uint64_t gen = poe_tlb_generation();
 	unsigned el = fi->high ? 1 : v->el;
 	struct poe_verdict vd;
+	uint64_t lo, hi;
+
+	unsigned who = fi->high ? 1 : el ? 2 : 0;
+	uint64_t page = fi->pc & ~(PAGE - 1);
 
 	if (v->f.redirect)
 		return;
+	v->st.fetch_calls++;
 	if (!(el ? v->x_el1 : v->x_el0) || (el == 0 && v->aarch32)) {
 		poe_fetch_known(v, fi->high, 0, ~0ull);	/* no key lacks X */
+		return;
+	}
+	if (xrun_find(v, who, page, &lo, &hi)) {
+		poe_fetch_known(v, fi->high, lo, hi);
 		return;
 	}
 	v->st.fetch_checks++;
@@ -349,7 +401,9 @@ static void fetch_cb(unsigned vcpu, void *ud)
 					 f.por);
 		poe_fault_deliver(v, &f, &vd);
 	}
-	fetch_known(v, fi->high, fi->pc);
+	poe_fetch_run(v, fi->pc, el == 0, &v->eff, &lo, &hi);
+	poe_fetch_known(v, fi->high, lo, hi);
+	xrun_add(v, who, lo, hi);
 	if (poe_tlb_generation() != gen)	/* raced with a TLBI */
 		poe_fetch_forget(v);
 }

@@ -100,12 +100,13 @@ static void print_stats(const char *who, const struct poe_stats *s,
 	char *line = g_strdup_printf(
 		"poe-stats: %s por_el1_writes=%llu por_el0_writes=%llu "
 		"isb=%llu tlbi=%llu checked=%llu faults=%llu walks=%llu "
-		"fetch_checks=%llu resets=%llu\n",
+		"fetch_calls=%llu fetch_checks=%llu resets=%llu\n",
 		who, (unsigned long long)s->por_el1_writes,
 		(unsigned long long)s->por_el0_writes,
 		(unsigned long long)isb, (unsigned long long)s->tlbi,
 		(unsigned long long)s->checked, (unsigned long long)s->faults,
 		(unsigned long long)s->walks,
+		(unsigned long long)s->fetch_calls,
 		(unsigned long long)s->fetch_checks,
 		(unsigned long long)s->resets);
 
@@ -134,6 +135,7 @@ static void at_exit(void *ud)
 		total.checked += s->checked;
 		total.faults += s->faults;
 		total.walks += s->walks;
+		total.fetch_calls += s->fetch_calls;
 		total.fetch_checks += s->fetch_checks;
 		total.resets += s->resets;
 		isb_total += isb;

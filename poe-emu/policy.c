@@ -19,6 +19,8 @@
  * both deny, the overlay fault is the one delivered (ISS2.Overlay set).
  * Pages whose walk fails are allowed here: QEMU faults on them itself.
  */
+#include <string.h>
+
 #include "policy.h"
 #include "walk.h"
 
@@ -87,4 +89,69 @@ void poe_check(struct poe_vcpu *v, uint64_t va, uint64_t size, unsigned need,
 			return;
 		}
 	}
+}
+
+/* Does leaf descriptor d at this level let the overlay grant X? */
+static bool desc_x_ok(struct poe_vcpu *v, uint64_t d, int level,
+		      bool el0_perms, const struct poe_regs *r)
+{
+	uint64_t por = el0_perms ? r->por_el0 : r->por_el1;
+	unsigned pi, perm;
+
+	if ((d & 3) != (level == 3 ? 3u : 1u))
+		return false;		/* invalid, or a table */
+	if (r->tcr2 & TCR2_PIE) {
+		uint64_t pir = el0_perms ? v->pire0_el1 : v->pir_el1;
+
+		pi = ((d >> 6) & 1) | ((d >> 51) & 1) << 1 |
+		     ((d >> 53) & 1) << 2 | ((d >> 54) & 1) << 3;
+		if ((pir >> (4 * pi)) & 8)
+			return true;	/* not an _O permission */
+	}
+	perm = (por >> (4 * ((d >> 60) & 7))) & 0xf;
+	return !(perm & 8) && (perm & POE_X);
+}
+
+#define RUN_MAX 64
+
+void poe_fetch_run(struct poe_vcpu *v, uint64_t pc, bool el0_perms,
+		   const struct poe_regs *r, uint64_t *lo, uint64_t *hi)
+{
+	static __thread GByteArray *buf __attribute__((tls_model("initial-exec")));
+	unsigned first, last, i, below = 0, above = 0;
+	struct poe_leaf leaf;
+	uint64_t esize, base, d;
+
+	if (!buf)
+		buf = g_byte_array_new();
+	buf->len = 0;		/* faster than g_byte_array_set_size() */
+	*lo = *hi = pc & ~0xfffull;
+	if (!poe_walk(v, pc, &leaf)) {
+		if (!(v->sctlr & 1)) {		/* MMU off: no overlay */
+			*lo = 0;
+			*hi = ~0ull;
+		}
+		return;
+	}
+	first = leaf.index > RUN_MAX ? leaf.index - RUN_MAX : 0;
+	last = leaf.index + RUN_MAX < leaf.entries ? leaf.index + RUN_MAX :
+	       leaf.entries - 1;
+	if (qemu_plugin_read_memory_hwaddr(leaf.slot_pa - (leaf.index - first) * 8,
+					   buf, (last - first + 1) * 8) ||
+	    buf->len != (last - first + 1) * 8)
+		return;
+	for (i = leaf.index; i > first; i--, below++) {
+		memcpy(&d, buf->data + (i - 1 - first) * 8, 8);
+		if (!desc_x_ok(v, d, leaf.level, el0_perms, r))
+			break;
+	}
+	for (i = leaf.index; i < last; i++, above++) {
+		memcpy(&d, buf->data + (i + 1 - first) * 8, 8);
+		if (!desc_x_ok(v, d, leaf.level, el0_perms, r))
+			break;
+	}
+	esize = 1ull << leaf.entry_shift;
+	base = pc & ~(esize - 1);
+	*lo = base - below * esize;
+	*hi = base + above * esize + esize - 0x1000;
 }

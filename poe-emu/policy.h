@@ -27,4 +27,12 @@ void poe_check(struct poe_vcpu *v, uint64_t va, uint64_t size, unsigned need,
 	       bool el0_perms, const struct poe_regs *r,
 	       struct poe_verdict *out);
 
+/*
+ * The pages around pc whose overlay also grants X, for fetch checks to
+ * skip: the run of valid leaf entries next to pc's in its table (at most
+ * 64 either side) that grant X, as page addresses [*lo, *hi].
+ */
+void poe_fetch_run(struct poe_vcpu *v, uint64_t pc, bool el0_perms,
+		   const struct poe_regs *r, uint64_t *lo, uint64_t *hi);
+
 #endif

@@ -14,7 +14,7 @@
 static struct qemu_plugin_register *reg[R_NUM];
 static struct qemu_plugin_register *xreg[31];
 static bool ready;
-static __thread GByteArray *buf;
+static __thread GByteArray *buf __attribute__((tls_model("initial-exec")));
 
 static const char *const reg_names[R_NUM] = {
 	[R_TCR_EL1] = "TCR_EL1", [R_TTBR0_EL1] = "TTBR0_EL1",
@@ -80,7 +80,7 @@ static uint64_t read_handle(struct qemu_plugin_register *h)
 		return 0;
 	if (!buf)
 		buf = g_byte_array_new();
-	g_byte_array_set_size(buf, 0);
+	buf->len = 0;		/* faster than g_byte_array_set_size() */
 	if (qemu_plugin_read_register(h, buf))
 		memcpy(&x, buf->data, MIN(buf->len, sizeof(x)));
 	return x;

@@ -138,6 +138,31 @@ void poe_fetch_forget(struct poe_vcpu *v)
 
 	forget_half(s, true);
 	forget_half(s, false);
+	v->x0_saved = false;
+	v->xruns_n = 0;
+}
+
+/*
+ * The TTBR0-half bounds are those of the EL the vCPU is at: keep EL0's
+ * over an exception (a system call or an interrupt does not change what
+ * user code may execute), start afresh for EL1 code in that half.
+ */
+static void fetch_switch_el(struct poe_vcpu *v, unsigned from, unsigned to)
+{
+	struct poe_score *s = poe_score_of(v->index);
+
+	if (from == 0 && to != 0) {
+		v->x0_lo = s->xlo_cur;
+		v->x0_hi = s->xhi_cur;
+		v->x0_saved = true;
+		forget_half(s, false);
+	} else if (to == 0 && v->x0_saved) {
+		s->xlo_cur = v->x0_lo;
+		s->xhi_cur = v->x0_hi;
+		v->x0_saved = false;
+	} else {
+		forget_half(s, false);
+	}
 }
 
 void poe_fetch_known(struct poe_vcpu *v, bool high, uint64_t lo,
@@ -222,10 +247,10 @@ void poe_context_sync(struct poe_vcpu *v)
 void poe_set_el(struct poe_vcpu *v, unsigned el, bool aarch32)
 {
 	if (v->el != el || v->aarch32 != aarch32) {
+		fetch_switch_el(v, v->aarch32 ? 2 : v->el, aarch32 ? 2 : el);
 		v->el = el;
 		v->aarch32 = aarch32;
 		update_gates(v);
-		forget_half(poe_score_of(v->index), false);
 	}
 }
 

@@ -101,7 +101,7 @@ struct poe_fault {
 
 struct poe_stats {
 	uint64_t por_el1_writes, por_el0_writes, tlbi, checked, faults, walks;
-	uint64_t fetch_checks, resets;
+	uint64_t fetch_calls, fetch_checks, resets;
 };
 
 struct poe_vcpu {
@@ -116,6 +116,15 @@ struct poe_vcpu {
 	/* overlay enabled and POR restricting, per EL (effective values) */
 	bool live_el1, live_el0;
 	bool x_el1, x_el0;	/* some key lacks X */
+	/* the EL0 fetch bounds, kept while the vCPU is at EL1 */
+	bool x0_saved;
+	uint64_t x0_lo, x0_hi;
+	/* runs of pages found executable lately, by "who" (check.c) */
+	struct poe_xrun {
+		uint64_t lo, hi;
+		unsigned who;
+	} xruns[8];
+	unsigned xruns_n, xruns_next;
 
 	/* translation registers, read lazily (mmu_valid) */
 	bool mmu_valid;

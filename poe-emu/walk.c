@@ -54,11 +54,11 @@ static void load_mmu_regs(struct poe_vcpu *v)
 
 static bool read_desc(uint64_t pa, uint64_t *desc)
 {
-	static __thread GByteArray *buf;
+	static __thread GByteArray *buf __attribute__((tls_model("initial-exec")));
 
 	if (!buf)
 		buf = g_byte_array_new();
-	g_byte_array_set_size(buf, 0);
+	buf->len = 0;		/* faster than g_byte_array_set_size() */
 	if (qemu_plugin_read_memory_hwaddr(pa, buf, 8) != 0 || buf->len < 8)
 		return false;
 	memcpy(desc, buf->data, 8);	/* little-endian guest and host */
@@ -161,6 +161,8 @@ bool poe_walk(struct poe_vcpu *v, uint64_t va, struct poe_leaf *leaf)
 
 		table &= ~((8ull << width) - 1);
 		slot_pa = table + idx * 8;
+		leaf->index = idx;
+		leaf->entries = 1u << width;
 		if (!read_desc(slot_pa, &desc))
 			return false;
 		if (!(desc & 1))
@@ -177,6 +179,8 @@ bool poe_walk(struct poe_vcpu *v, uint64_t va, struct poe_leaf *leaf)
 	leaf->desc = desc;
 	leaf->level = lvl;
 	leaf->shift = gshift + (3 - lvl) * stride;
+	leaf->entry_shift = leaf->shift;
+	leaf->slot_pa = slot_pa;
 	if ((desc >> 52) & 1) {
 		unsigned n = cont_entries(gshift, lvl);
 

@@ -11,6 +11,9 @@ struct poe_leaf {
 	uint64_t desc;
 	int level;
 	unsigned shift;		/* log2 of the size it maps */
+	unsigned entry_shift;	/* the same, one entry (contiguous or not) */
+	uint64_t slot_pa;	/* where the descriptor is */
+	unsigned index, entries; /* its index in its table, the table's size */
 	/* strict mode: Contiguous bit set, the group's POIndex not uniform */
 	bool cont_mixed;
 };

@@ -273,6 +273,10 @@ static void fetch_x(void)
 	       "EL1 fetch: ESR %#llx FAR %#llx ELR %#llx", esr, far, elr);
 	expect(fake_exec(0, KT + 0x10, NOP) == KT + 0x14,
 	       "EL1 fetch from key 0 (RWX) faulted");
+	/* the run of executable pages found at KT stops before KT + 4K */
+	expect(fake_exec(0, KT + 0x1010, NOP) == BAD_PC,
+	       "EL1 fetch from the next page (key 3) after key 0 allowed");
+	take(0, &esr, &far, &elr);
 	/* user: key 2 RW without X */
 	map(UT + 0x1000, PO(2));
 	*fake_sys(0, "CPACR_EL1") = 1ull << 29;
