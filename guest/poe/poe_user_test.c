@@ -33,6 +33,8 @@
 #endif
 #define KEY_DENY_ACCESS 1
 #define KEY_DENY_WRITE 2
+#define KEY_DENY_EXECUTE 4
+#define KEY_DENY_READ 8
 #define KSFT_SKIP 4
 
 static long page;
@@ -42,6 +44,7 @@ static int tests, passed, failed;
 static volatile int got_sig, got_code;
 static volatile uintptr_t got_addr, got_x9, got_sp;
 static volatile unsigned skip_bytes = 4;
+static volatile int fetch_fault;	/* return to the caller (lr) */
 
 static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
@@ -52,7 +55,10 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 	got_addr = (uintptr_t)si->si_addr;
 	got_x9 = uc->uc_mcontext.regs[9];
 	got_sp = uc->uc_mcontext.sp;
-	uc->uc_mcontext.pc += skip_bytes;	/* skip the faulting access */
+	if (fetch_fault)
+		uc->uc_mcontext.pc = uc->uc_mcontext.regs[30];
+	else
+		uc->uc_mcontext.pc += skip_bytes;	/* skip the access */
 }
 
 static void result(int ok, const char *name, const char *why)
@@ -288,6 +294,81 @@ static void positive(const struct access *a, unsigned char *pg)
 	memset(pg, 0x5a, page);
 }
 
+static sigjmp_buf looped;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	siglongjmp(looped, 1);
+}
+
+ACCESSOR(do_ldadd_x9, "ldadd x10, x11, [x9]")
+
+/*
+ * Instruction fetch from a key without X, and an atomic on a key without
+ * R (but W): both fault with SEGV_PKUERR at the exact address. The atomic
+ * must not loop (a fault reported as a write would be retried forever,
+ * since the key allows writes): an alarm catches that.
+ */
+#define EXTRA_TESTS 5
+static void exec_and_read_denied(void)
+{
+	int key_nx = pkey_alloc_(KEY_DENY_EXECUTE);
+	int key_nr = pkey_alloc_(KEY_DENY_READ);
+	unsigned char *code = mmap(NULL, page, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *data = new_pages();
+	uint32_t ret_insn = 0xd65f03c0;		/* ret */
+	void (*fn)(void) = (void (*)(void))code;
+	uint64_t por;
+	char why[160];
+
+	result(key_nx > 0 && key_nr > 0 && code != MAP_FAILED,
+	       "pkey_alloc execute-/read-denied keys", "pkey_alloc failed");
+	memcpy(code, &ret_insn, 4);
+	__builtin___clear_cache((char *)code, (char *)code + 4);
+	pkey_mprotect_(code, page, PROT_READ | PROT_EXEC, key_nx);
+
+	got_sig = got_code = 0;
+	got_addr = 0;
+	fetch_fault = 1;
+	fn();
+	fetch_fault = 0;
+	snprintf(why, sizeof(why), "sig %d code %d addr %#lx, want %p",
+		 got_sig, got_code, (unsigned long)got_addr, code);
+	result(got_sig == SIGSEGV && got_code == SEGV_PKUERR &&
+	       got_addr == (uintptr_t)code, "exec-denied-call", why);
+
+	por = por_read();
+	por_write(por | 0x2ull << (4 * key_nx));	/* grant X */
+	got_sig = 0;
+	fn();
+	por_write(por);
+	result(!got_sig, "exec-granted-call", "signal on a granted call");
+
+	pkey_mprotect_(data, page, PROT_READ | PROT_WRITE, key_nr);
+	got_sig = got_code = 0;
+	got_addr = 0;
+	skip_bytes = 4;
+	signal(SIGALRM, on_alarm);
+	alarm(10);
+	if (!sigsetjmp(looped, 1)) {
+		do_ldadd_x9((uintptr_t)data);
+		alarm(0);
+		snprintf(why, sizeof(why), "sig %d code %d addr %#lx, want %p",
+			 got_sig, got_code, (unsigned long)got_addr, data);
+		result(got_sig == SIGSEGV && got_code == SEGV_PKUERR &&
+		       got_addr == (uintptr_t)data, "read-denied-ldadd", why);
+	} else {
+		result(0, "read-denied-ldadd",
+		       "no signal in 10 s: the fault is retried forever");
+	}
+	got_sig = 0;
+	do_str((uintptr_t)data);
+	result(!got_sig, "read-denied-key-store-ok",
+	       "store to a key that only denies R faulted");
+}
+
 int main(void)
 {
 	unsigned n = sizeof(accesses) / sizeof(accesses[0]), i;
@@ -316,7 +397,7 @@ int main(void)
 	sigaction(SIGSEGV, &sa, NULL);
 
 	/* 2 setup tests, then each access class on each key, then granted */
-	printf("1..%u\n", 2 + n + n + n);
+	printf("1..%u\n", 2 + n + n + n + EXTRA_TESTS);
 	key_na = pkey_alloc_(KEY_DENY_ACCESS);
 	key_nw = pkey_alloc_(KEY_DENY_WRITE);
 	result(key_na > 0 && key_nw > 0, "pkey_alloc", "pkey_alloc failed");
@@ -354,6 +435,8 @@ int main(void)
 	for (i = 0; i < n; i++)
 		positive(&accesses[i], rd_denied);
 	por_write(por_saved);
+
+	exec_and_read_denied();
 
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
 	       passed, failed);
