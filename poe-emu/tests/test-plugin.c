@@ -28,6 +28,7 @@
 #define LDADD_X1_X3_X2	0xf8210043u	/* ldadd x1, x3, [x2] */
 #define LDRAA_X1_X2	0xf8200441u	/* ldraa x1, [x2] */
 #define DC_ZVA_XZR	0xd50b743fu	/* dc zva, xzr */
+#define DC_IVAC_X2	0xd5087622u	/* dc ivac, x2 */
 #define SETP_X2_X5_X1	0x19c104a2u	/* setp [x2]!, x5!, x1 */
 #define TLBI_VALE1IS_X1	0xd50883a1u
 #define TLBI_VALE1_X1	0xd50887a1u
@@ -399,6 +400,38 @@ static void decoder_gaps(void)
 	       "DC ZVA, XZR checked the page of SP");
 }
 
+/* 7: DC IVAC needs W (ESR.CM); AArch32 EL0 is not instrumented */
+static void ivac_aarch32(void)
+{
+	uint64_t esr, far, elr;
+
+	setup(1, "");
+	map(KD, PO(1));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE | TCR2_E0POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	sync_(0);
+	fake_cpus[0].x[2] = KD + 0x40;
+	expect(fake_exec(0, KT + 8, DC_IVAC_X2) == BAD_PC,
+	       "DC IVAC on a read-only key not denied");
+	take(0, &esr, &far, &elr);
+	expect((esr & (1 << 8)) && (esr & (1 << 6)) && far == KD + 0x40,
+	       "DC IVAC: ESR %#llx (want CM and WnR) FAR %#llx", esr, far);
+	/* an AArch32 EL0 word that decodes as an A64 store: not checked */
+	map(UD, PO(2));
+	*fake_sys(0, "CPACR_EL1") = 1ull << 29;
+	msr(0, MSR_POR_EL0_X3, 3, 0x007);		/* key 2: none */
+	sync_(0);
+	*fake_sys(0, "SPSR_EL1") = 0x10;		/* M[4]: AArch32 usr */
+	fake_exec(0, KT + 12, ERET);
+	expect(!try_access(0, UT, STR_X1_X2, UD),
+	       "AArch32 EL0 code checked as A64");
+	*fake_sys(0, "SPSR_EL1") = 0;			/* AArch64 EL0t */
+	fake_discon(0, QEMU_PLUGIN_DISCON_INTERRUPT, UT, VECTORS + 0x480);
+	fake_exec(0, KT + 16, ERET);
+	expect(try_access(0, UT, STR_X1_X2, UD),
+	       "AArch64 EL0 store to a no-access key not denied");
+}
+
 /* 8: PSCI CPU_OFF and CPU_ON reset the vCPU's POE state */
 static void cpu_reset(void)
 {
@@ -448,6 +481,8 @@ static const struct {
 	{ "LDRAA strips the PAC, DC ZVA XZR does not use SP",
 	  decoder_gaps, 0 },
 	{ "PSCI CPU_OFF/CPU_ON reset POR_EL1 and TCR2_EL1", cpu_reset, 0 },
+	{ "DC IVAC needs W (ESR.CM), AArch32 EL0 is not instrumented",
+	  ivac_aarch32, 0 },
 };
 
 int main(void)
