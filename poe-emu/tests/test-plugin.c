@@ -30,6 +30,8 @@
 #define DC_ZVA_XZR	0xd50b743fu	/* dc zva, xzr */
 #define DC_IVAC_X2	0xd5087622u	/* dc ivac, x2 */
 #define SETP_X2_X5_X1	0x19c104a2u	/* setp [x2]!, x5!, x1 */
+#define SETM_X2_X5_X1	0x19c144a2u	/* setm [x2]!, x5!, x1 */
+#define SETE_X2_X5_X1	0x19c184a2u	/* sete [x2]!, x5!, x1 */
 #define TLBI_VALE1IS_X1	0xd50883a1u
 #define TLBI_VALE1_X1	0xd50887a1u
 #define TLBI_RVALE1IS_X1 0xd50882a1u
@@ -371,6 +373,50 @@ static void mops_strict(void)
 	expect(0, "strict mode let an EL1 SETP fault be delivered");
 }
 
+static bool mops(uint32_t insn, uint64_t xd, uint64_t xn, uint64_t *far)
+{
+	uint64_t esr, elr;
+
+	fake_cpus[0].x[5] = xn;
+	if (!try_access(0, UT + 0x10, insn, xd))
+		return false;
+	take(0, &esr, far, &elr);
+	to_el0(0);
+	return true;
+}
+
+/*
+ * 5: each MOPS stage is checked for the bytes QEMU's implementation of it
+ * processes (registers in the option A format after the prologue): a
+ * denied page faults at the stage that would write it
+ */
+static void mops_stages(void)
+{
+	uint64_t far = 0;
+
+	setup(1, "");
+	map(UD, PO(0));
+	map(UD + 0x1000, PO(0));
+	map(UD + 0x2000, PO(2));
+	user_pkeys(0, 0x007);			/* key 2: no access */
+	to_el0(0);
+	/* 8K from UD + 0x800: P does up to UD + 0x1000, M the page after,
+	 * E the 0x800 bytes on the denied page */
+	expect(!mops(SETP_X2_X5_X1, UD + 0x800, 0x2000, &far),
+	       "SETP faulted (its part is allowed)");
+	expect(!mops(SETM_X2_X5_X1, UD + 0x2800, -0x1800ull, &far),
+	       "SETM faulted (its whole page is allowed)");
+	expect(mops(SETE_X2_X5_X1, UD + 0x2800, -0x800ull, &far) &&
+	       far == UD + 0x2000, "SETE on the denied page: FAR %#llx", far);
+	/* 12K: the denied page is in SETM's part */
+	expect(mops(SETM_X2_X5_X1, UD + 0x3800, -0x2800ull, &far) &&
+	       far == UD + 0x2000, "SETM over the denied page: FAR %#llx",
+	       far);
+	/* denied from its first byte: the prologue faults */
+	expect(mops(SETP_X2_X5_X1, UD + 0x2000, 0x40, &far) &&
+	       far == UD + 0x2000, "SETP on the denied page: FAR %#llx", far);
+}
+
 /* 6: strict mode reports a contiguous group with mixed POIndex */
 static void contiguous_strict(void)
 {
@@ -476,6 +522,7 @@ static const struct {
 	{ "atomic denied for lack of R: WnR = 0", wnr_atomic, 0 },
 	{ "strict: EL1 MOPS prologue into a denied key stops QEMU",
 	  mops_strict, 3 },
+	{ "MOPS: each stage checks the bytes it processes", mops_stages, 0 },
 	{ "strict: contiguous group with non-uniform POIndex",
 	  contiguous_strict, 3 },
 	{ "LDRAA strips the PAC, DC ZVA XZR does not use SP",
