@@ -312,6 +312,17 @@ int main(void)
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGSEGV, &sa, NULL);
 
+	for (const char **f = (const char *[]){ "/sys/power/state",
+		"/sys/power/mem_sleep", "/sys/power/pm_test", NULL }; *f; f++) {
+		char buf[128] = "(none)";
+		FILE *fp = fopen(*f, "r");
+
+		if (fp && !fgets(buf, sizeof(buf), fp))
+			strcpy(buf, "(empty)\n");
+		if (fp)
+			fclose(fp);
+		printf("# %s: %s%s", *f, buf, strchr(buf, '\n') ? "" : "\n");
+	}
 	/* 6 per cross_all, 4 of them plus the 3 cycles themselves */
 	printf("1..%d\n", 4 * 6 + 3);
 	cross_all("");
