@@ -75,6 +75,23 @@ static void eret(struct poe_vcpu *v)
 	poe_set_el(v, aarch32 ? 0 : (spsr >> 2) & 3, aarch32);
 }
 
+/*
+ * A TTBRx write that only changes the ASID (Linux switches ASIDs in TTBR1
+ * on every context switch) changes no translation the soft TLB holds: it
+ * is not tagged by ASID, and the tables are the same.
+ */
+static void ttbr_write(struct poe_vcpu *v, bool ttbr1, uint64_t val)
+{
+	uint64_t *cached = ttbr1 ? &v->ttbr1 : &v->ttbr0;
+	uint64_t baddr = 0x0000fffffffffffeull;
+
+	if (v->mmu_valid && !((*cached ^ val) & baddr)) {
+		*cached = val;
+		return;
+	}
+	poe_mmu_changed(v, ttbr1);
+}
+
 static void psci(struct poe_vcpu *v)
 {
 	if ((uint32_t)poe_gpr_read(0, false) == PSCI_CPU_OFF) {
@@ -105,7 +122,7 @@ static void sr_cb(unsigned vcpu, void *ud)
 		return;
 	case OP_MSR_TTBR0:
 	case OP_MSR_TTBR1:
-		poe_mmu_changed(v, s->op == OP_MSR_TTBR1);
+		ttbr_write(v, s->op == OP_MSR_TTBR1, poe_gpr_read(s->rt, false));
 		return;
 	case OP_PSCI:
 		psci(v);
