@@ -130,7 +130,7 @@ static void check_range(struct poe_vcpu *v, const struct poe_insn *pi,
 	struct poe_verdict vd;
 	char text[64];
 
-	v->st.checked++;
+	v->checked++;
 	poe_check(v, va, size, need, el0_perms, &v->eff, &vd);
 	if (unlikely(poe_opts.strict))
 		check_strict(v, pi, el0_perms, va, size, need, &vd, por);
@@ -251,7 +251,7 @@ static void ls_cb(unsigned vcpu, void *ud)
 	bool el0_perms = el == 0 || (d->flags & LS_F_UNPRIV);
 	uint64_t base, index = 0, ea;
 
-	if (v->f.redirect || (!pi->high && v->aarch32))
+	if (v->redirect || (!pi->high && v->aarch32))
 		return;
 	if (d->kind == LS_MOPS || d->kind == LS_MOPS_CONT) {
 		mops_check(v, pi, el);
@@ -374,7 +374,7 @@ static void fetch_cb(unsigned vcpu, void *ud)
 	unsigned who = fi->high ? 1 : el ? 2 : 0;
 	uint64_t page = fi->pc & ~(PAGE - 1);
 
-	if (v->f.redirect)
+	if (v->redirect)
 		return;
 	v->st.fetch_calls++;
 	if (!(el ? v->x_el1 : v->x_el0) || (el == 0 && v->aarch32)) {

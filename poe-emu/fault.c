@@ -59,7 +59,7 @@ void poe_fault_deliver(struct poe_vcpu *v, const struct poe_fault_info *fi,
 			v->index, fi->el, (unsigned long long)fi->pc,
 			(unsigned long long)vd->va, vd->key, vd->level,
 			(unsigned long long)fi->por, fi->exec);
-	f->redirect = true;
+	v->redirect = true;
 	f->el = fi->el;
 	f->exec = fi->exec;
 	f->wnr = fi->wnr;
@@ -99,9 +99,9 @@ static void update_pending(struct poe_vcpu *v)
 
 void poe_fault_discon(struct poe_vcpu *v, enum qemu_plugin_discon_type type)
 {
-	if (!v->f.redirect)
+	if (!v->redirect)
 		return;
-	v->f.redirect = false;
+	v->redirect = false;
 	if (getenv("POE_DEBUG"))
 		fprintf(stderr, "poe-debug: discon vcpu=%u type=%d\n",
 			v->index, type);

@@ -95,7 +95,7 @@ static void discon(unsigned vcpu, enum qemu_plugin_discon_type type,
 }
 
 static void print_stats(const char *who, const struct poe_stats *s,
-			uint64_t isb)
+			uint64_t isb, uint64_t checked)
 {
 	char *line = g_strdup_printf(
 		"poe-stats: %s por_el1_writes=%llu por_el0_writes=%llu "
@@ -104,7 +104,7 @@ static void print_stats(const char *who, const struct poe_stats *s,
 		who, (unsigned long long)s->por_el1_writes,
 		(unsigned long long)s->por_el0_writes,
 		(unsigned long long)isb, (unsigned long long)s->tlbi,
-		(unsigned long long)s->checked, (unsigned long long)s->faults,
+		(unsigned long long)checked, (unsigned long long)s->faults,
 		(unsigned long long)s->walks,
 		(unsigned long long)s->fetch_calls,
 		(unsigned long long)s->fetch_checks,
@@ -118,7 +118,7 @@ static void print_stats(const char *who, const struct poe_stats *s,
 static void at_exit(void *ud)
 {
 	struct poe_stats total = { 0 };
-	uint64_t isb_total = 0;
+	uint64_t isb_total = 0, checked_total = 0;
 	unsigned i, n = qemu_plugin_num_vcpus();
 
 	(void)ud;
@@ -128,11 +128,11 @@ static void at_exit(void *ud)
 		char who[32];
 
 		snprintf(who, sizeof(who), "vcpu=%u", i);
-		print_stats(who, s, isb);
+		print_stats(who, s, isb, poe_vcpu(i)->checked);
+		checked_total += poe_vcpu(i)->checked;
 		total.por_el1_writes += s->por_el1_writes;
 		total.por_el0_writes += s->por_el0_writes;
 		total.tlbi += s->tlbi;
-		total.checked += s->checked;
 		total.faults += s->faults;
 		total.walks += s->walks;
 		total.fetch_calls += s->fetch_calls;
@@ -141,7 +141,7 @@ static void at_exit(void *ud)
 		isb_total += isb;
 	}
 	if (poe_opts.stats)
-		print_stats("total", &total, isb_total);
+		print_stats("total", &total, isb_total, checked_total);
 	count_exit();
 	if (poe_opts.log)
 		fclose(poe_opts.log);

@@ -63,7 +63,7 @@ bool poe_opts_parse(int argc, char **argv)
 void poe_state_init(unsigned n)
 {
 	max_vcpus = n;
-	vcpus = g_new0(struct poe_vcpu, n);
+	vcpus = g_aligned_alloc0(n, sizeof(struct poe_vcpu), 64);
 	score = qemu_plugin_scoreboard_new(sizeof(struct poe_score));
 }
 
@@ -258,6 +258,7 @@ void poe_vcpu_reset(struct poe_vcpu *v)
 {
 	unsigned index = v->index;
 	struct poe_stats st = v->st;
+	uint64_t checked = v->checked;
 	struct poe_score *s = poe_score_of(index);
 	uint64_t isb = s->isb;
 
@@ -265,6 +266,7 @@ void poe_vcpu_reset(struct poe_vcpu *v)
 	memset(s, 0, sizeof(*s));
 	v->index = index;
 	v->st = st;
+	v->checked = checked;
 	s->isb = isb;
 	v->el = 1;		/* vCPUs come out of reset at EL1 (no EL2/3) */
 	v->tlb_gen = ~0ull;	/* catch up at the first lookup */

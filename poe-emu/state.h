@@ -85,7 +85,6 @@ struct poe_tlb_entry {
 
 /* A fault being delivered (fault.c). */
 struct poe_fault {
-	bool redirect;		/* PC moved to the bad address */
 	uint8_t el;		/* EL of the access */
 	bool exec;		/* instruction abort */
 	bool wnr, cm;		/* syndrome bits */
@@ -100,22 +99,29 @@ struct poe_fault {
 };
 
 struct poe_stats {
-	uint64_t por_el1_writes, por_el0_writes, tlbi, checked, faults, walks;
+	uint64_t por_el1_writes, por_el0_writes, tlbi, faults, walks;
 	uint64_t fetch_calls, fetch_checks, resets;
 };
 
 struct poe_vcpu {
-	unsigned index;
-	unsigned el;		/* current EL: 1 after an exception, ERET's */
+	/*
+	 * Read by every check: together at the start, in one cache line
+	 * (the callbacks run between long stretches of QEMU's own work).
+	 */
+	uint8_t el;		/* current EL: 1 after an exception, ERET's */
 	bool aarch32;		/* EL0 in AArch32: not instrumented */
-
-	struct poe_regs eff;	/* in effect: what the checks use */
-	struct poe_regs wr;	/* as last written: what MRS reads */
+	bool redirect;		/* a fault is being delivered (fault.c) */
 	bool unsynced;		/* wr != eff until a context sync event */
-	uint64_t pir_el1, pire0_el1;
 	/* overlay enabled and POR restricting, per EL (effective values) */
 	bool live_el1, live_el0;
 	bool x_el1, x_el0;	/* some key lacks X */
+	struct poe_regs eff;	/* in effect: what the checks use */
+	uint64_t tlb_gen;	/* broadcast invalidations applied (walk.c) */
+	uint64_t pir_el1, pire0_el1;
+	uint64_t checked;	/* statistics: accesses checked */
+
+	unsigned index;
+	struct poe_regs wr;	/* as last written: what MRS reads */
 	/* the EL0 fetch bounds, kept while the vCPU is at EL1 */
 	bool x0_saved;
 	uint64_t x0_lo, x0_hi;
@@ -129,12 +135,11 @@ struct poe_vcpu {
 	/* translation registers, read lazily (mmu_valid) */
 	bool mmu_valid;
 	uint64_t tcr, ttbr0, ttbr1, sctlr;
-	uint64_t tlb_gen;	/* broadcast invalidations applied (walk.c) */
 	struct poe_tlb_entry tlb[POE_TLB_SIZE];
 
 	struct poe_fault f;
 	struct poe_stats st;
-};
+} __attribute__((aligned(64)));
 
 /* parse "key=value" plugin options into poe_opts; false on a bad one */
 bool poe_opts_parse(int argc, char **argv);

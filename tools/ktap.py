@@ -2,10 +2,12 @@
 """Read the results out of a guest's serial log.
 
 A log holds, in order: the kernel log with the KTAP that built-in KUnit
-suites print at boot, then blocks our guest init frames with
-"kpkeys-guest: kselftest-begin X" / "kselftest-end X rc=N" (TAP from the
-kselftest runner) and "guest-begin P" / "guest-end P rc=N" (TAP from our own
-guest programs), then "kpkeys-guest: done".
+suites print at boot, then, from the first "kpkeys-guest:" line on, blocks
+our guest init frames with "kpkeys-guest: kselftest-begin X" /
+"kselftest-end X rc=N" (TAP from the kselftest runner), "guest-begin P" /
+"guest-end P rc=N" (TAP from our own guest programs) and "kunit-begin S" /
+"kunit-end S rc=N" (KTAP of a KUnit suite run again through debugfs, e.g.
+after kexec or resume), then "kpkeys-guest: done".
 
     tools/ktap.py report NAME=LOG[=SUITE SUITE...] ...
         print a table per suite and "guest: N passed, N failed, N skipped";
@@ -152,13 +154,13 @@ class Run:
     notes: list
 
 
-BLOCK = re.compile(r"^kpkeys-guest: (kselftest|guest)-begin (\S+)")
+BLOCK = re.compile(r"^kpkeys-guest: (kselftest|guest|kunit)-begin (\S+)")
 
 
 def parse_log(name, text):
     lines = [strip_timestamp(ln) for ln in text.splitlines()]
     try:
-        start = lines.index(next(ln for ln in lines if ln.startswith("kpkeys-guest: begin")))
+        start = lines.index(next(ln for ln in lines if ln.startswith("kpkeys-guest: ")))
     except StopIteration:
         start = len(lines)
     suites = parse_kunit(lines[:start])
@@ -175,6 +177,9 @@ def parse_log(name, text):
         body = lines[i + 1:end if end is not None else len(lines)]
         if kind == "kselftest":
             suites.append(parse_kselftest(body, what))
+        elif kind == "kunit":
+            ran = [s for s in parse_kunit(body) if s.name == what]
+            suites += ran or [Suite(what, "kunit", [Case(what, FAIL, "printed no KTAP result")])]
         else:
             suites.append(parse_tap(body, Suite(what, "guest")))
             if not suites[-1].cases:

@@ -63,6 +63,40 @@ class UserPkeyKselftests(unittest.TestCase):
         self.assertEqual(self.run.problems, [])
 
 
+class KexecAndResume(unittest.TestCase):
+    """tools/resume-tests: the suite run through debugfs by the second kernel
+    (kexec) and by the resumed system (two boots, one log)."""
+
+    def test_suite_of_the_second_kernel(self):
+        run = load("resume-kexec.log")
+        s = suite(run, "kpkeys_hardened_pgtables")
+        self.assertEqual((s.kind, s.count(ktap.PASS), s.count(ktap.FAIL)), ("kunit", 21, 0))
+        self.assertEqual(run.problems, [])
+
+    def test_suite_of_the_resumed_system(self):
+        run = load("resume-hibernate.log")
+        s = suite(run, "kpkeys_hardened_pgtables")
+        self.assertEqual((s.kind, s.count(ktap.PASS), s.count(ktap.FAIL)), ("kunit", 21, 0))
+        self.assertEqual([x.name for x in run.suites], ["kpkeys_hardened_pgtables"])
+        self.assertEqual(run.problems, [])
+
+    def test_strict_stop_in_the_relocation_copy_fails(self):
+        run = load("resume-kexec-unfixed.log")
+        self.assertIn("guest did not reach 'done' (hang, crash or timeout)", run.problems)
+        self.assertIn("KUnit suite kpkeys_hardened_pgtables did not run",
+                      ktap.load(["k=" + os.path.join(DATA, "resume-kexec-unfixed.log")
+                                 + "=kpkeys_hardened_pgtables"])[0].problems)
+        self.assertTrue(any("unexpected EL1 overlay violation" in n for n in run.notes))
+
+    def test_kunit_block_without_results_fails(self):
+        run = ktap.parse_log("synthetic", "kpkeys-guest: begin\n"
+                             "kpkeys-guest: kunit-begin nosuch\n"
+                             "kpkeys-guest: kunit-end nosuch rc=1\n"
+                             "kpkeys-guest: done\n")
+        self.assertEqual([(c.status, c.reason) for c in suite(run, "nosuch").cases],
+                         [(ktap.FAIL, "printed no KTAP result")])
+
+
 class SyntheticKtap(unittest.TestCase):
     """Shapes the captured logs do not contain (lines in the kernel's format)."""
 
