@@ -34,17 +34,6 @@ KERNEL_FAILURE = re.compile(
     r"Unable to handle kernel|kernel BUG at|watchdog: BUG: soft lockup")
 
 
-# Cases that fail for a reason outside this project, proven and explained.
-# When one of them fails it is reported as a skip with this reason, never as
-# a pass; when it passes it counts as a pass.
-KNOWN_ISSUES = {
-    ("mm:pkey_sighandler_tests", "test_sigsegv_handler_cannot_access_stack"):
-        "known race, also on hardware: a reschedule after the test denies key 0 "
-        "makes the kernel's rseq update (STTR, checked against POR_EL0) fault, "
-        "and the thread gets SIGSEGV/SI_KERNEL instead of SEGV_PKUERR",
-}
-
-
 @dataclass
 class Case:
     name: str
@@ -123,12 +112,6 @@ def parse_kselftest(lines, name):
     suite = Suite(name, "kselftest")
     inner = [ln[2:] for ln in lines if ln.startswith("# ")]
     parse_tap(inner, suite)
-    excused = 0
-    for c in suite.cases:
-        known = KNOWN_ISSUES.get((name, c.name))
-        if known and c.status == FAIL:
-            c.status, c.reason = SKIP, known
-            excused += 1
     outer = Suite(name, "kselftest")
     parse_tap([ln for ln in lines if not ln.startswith("#")], outer)
     if not outer.cases:
@@ -139,7 +122,7 @@ def parse_kselftest(lines, name):
         if prog.status == SKIP and not prog.reason:
             prog.reason = next((ln[2:].strip() for ln in reversed(lines)
                                 if ln.startswith("# ") and "SKIP" in ln), "")
-        if prog.status == FAIL and suite.cases and not suite.count(FAIL) and not excused:
+        if prog.status == FAIL and suite.cases and not suite.count(FAIL):
             suite.cases.append(Case("exit status", FAIL, prog.name))
         elif not suite.cases or prog.status == SKIP:
             suite.cases = [prog]
