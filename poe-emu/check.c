@@ -136,7 +136,8 @@ static void check_range(struct poe_vcpu *v, const struct poe_insn *pi,
 		check_strict(v, pi, el0_perms, va, size, need, &vd, por);
 	if (likely(vd.allowed))
 		return;
-	if (el == 1 && poe_opts.strict && !poe_strict_expected(pi->pc))
+	if (el == 1 && poe_opts.strict && !poe_strict_expected(pi->pc) &&
+	    !poe_strict_allowed(v, pi->pc, vd.va, vd.key, por))
 		poe_strict_abort(v, "unexpected EL1 overlay violation (no "
 				 "exception-table fixup for this pc: the "
 				 "kernel would oops)", pi->pc, pi->word,

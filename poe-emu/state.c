@@ -46,6 +46,12 @@ bool poe_opts_parse(int argc, char **argv)
 						    &poe_opts.verbose);
 		} else if (!strcmp(key, "sysmap")) {
 			poe_opts.sysmap = g_strdup(val);
+		} else if (!strcmp(key, "strict_allow")) {
+			poe_opts.strict_allow = g_renew(char *, poe_opts.strict_allow,
+							poe_opts.n_strict_allow + 1);
+			poe_opts.strict_allow[poe_opts.n_strict_allow++] =
+				g_strdup(val);
+			ok = *val != '\0';
 		} else if (!strcmp(key, "bench")) {
 			poe_opts.bench = g_strdup(val);
 		} else {

@@ -37,6 +37,9 @@
 struct poe_opts {
 	bool stats, strict, verbose, force_el1;
 	const char *sysmap;	/* strict=on: the kernel's System.map */
+	/* strict_allow=FUNCTION (repeatable): see poe_strict_allowed() */
+	char **strict_allow;
+	unsigned n_strict_allow;
 	const char *bench;	/* bench=FILE */
 	FILE *log;		/* log=FILE */
 };

@@ -121,6 +121,36 @@ bool poe_strict_expected(uint64_t pc)
 	return found;
 }
 
+bool poe_strict_allowed(struct poe_vcpu *v, uint64_t pc, uint64_t va,
+			unsigned key, uint64_t por)
+{
+	uint64_t slide = poe_reg_read(R_VBAR_EL1) - sym_vectors;
+	uint64_t off = 0;
+	const char *fn = sym_name(pc - slide, &off);
+	unsigned i;
+
+	for (i = 0; i < poe_opts.n_strict_allow; i++)
+		if (!strcmp(fn, poe_opts.strict_allow[i]))
+			break;
+	if (i == poe_opts.n_strict_allow)
+		return false;
+	fprintf(stderr, "poe-emu: strict: allowed denied EL1 access: vcpu %u "
+		"pc 0x%llx (%s+0x%llx) va 0x%llx pkey %u POR_EL1 0x%llx\n",
+		v->index, (unsigned long long)pc, fn, (unsigned long long)off,
+		(unsigned long long)va, key, (unsigned long long)por);
+	if (poe_opts.log) {
+		g_mutex_lock(&log_lock);
+		fprintf(poe_opts.log, "poe-strict-allowed: vcpu=%u pc=0x%llx "
+			"sym=%s+0x%llx va=0x%llx pkey=%u por=0x%llx\n",
+			v->index, (unsigned long long)pc, fn,
+			(unsigned long long)off, (unsigned long long)va, key,
+			(unsigned long long)por);
+		fflush(poe_opts.log);
+		g_mutex_unlock(&log_lock);
+	}
+	return true;
+}
+
 void poe_strict_abort(struct poe_vcpu *v, const char *why, uint64_t pc,
 		      uint32_t word, const char *what, uint64_t va,
 		      unsigned key, uint64_t por)

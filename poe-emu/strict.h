@@ -12,6 +12,13 @@ bool poe_strict_init(const char *sysmap);
 /* has the kernel an exception-table fixup for pc? */
 bool poe_strict_expected(uint64_t pc);
 /*
+ * Is pc in a function named by strict_allow=? Then the denied access is
+ * one the guest makes on purpose (LKDTM's page-table writes): report it
+ * and let it fault as on hardware.
+ */
+bool poe_strict_allowed(struct poe_vcpu *v, uint64_t pc, uint64_t va,
+			unsigned key, uint64_t por);
+/*
  * Stop QEMU (exit status 3) with a report: what went wrong, where (vCPU,
  * PC, symbol+offset, instruction), the access (VA, key) and POR_EL1.
  */

@@ -506,6 +506,32 @@ static void cpu_reset(void)
 	       "store denied after CPU_ON (overlay still on)");
 }
 
+/* 12, strict: strict_allow= names a function whose denied stores fault */
+static void strict_allow_named(void)
+{
+	setup(1, "strict=on,sysmap=/tmp/poe-test-sysmap,"
+		 "strict_allow=allowed_writer");
+	map(KD, PO(1));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	sync_(0);
+	expect(try_access(0, KT + 0x104, STR_X1_X2, KD),
+	       "store in allowed_writer not delivered as a fault");
+}
+
+/* 13, strict: ...and only that function */
+static void strict_allow_other(void)
+{
+	setup(1, "strict=on,sysmap=/tmp/poe-test-sysmap,"
+		 "strict_allow=allowed_writer");
+	map(KD, PO(1));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	sync_(0);
+	try_access(0, KT + 0x204, STR_X1_X2, KD);	/* must exit 3 */
+	expect(0, "strict mode let a store outside allowed_writer fault");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -530,6 +556,10 @@ static const struct {
 	{ "PSCI CPU_OFF/CPU_ON reset POR_EL1 and TCR2_EL1", cpu_reset, 0 },
 	{ "DC IVAC needs W (ESR.CM), AArch32 EL0 is not instrumented",
 	  ivac_aarch32, 0 },
+	{ "strict: a denied store in a strict_allow function faults",
+	  strict_allow_named, 0 },
+	{ "strict: a denied store in another function stops QEMU",
+	  strict_allow_other, 3 },
 };
 
 int main(void)
@@ -537,11 +567,14 @@ int main(void)
 	unsigned n = sizeof(scenarios) / sizeof(scenarios[0]), i, fails = 0;
 	FILE *f = fopen("/tmp/poe-test-sysmap", "w");
 
-	/* strict mode: vectors at VBAR_EL1 (no KASLR slide), and a
-	 * one-entry exception table that covers none of the test PCs */
+	/* strict mode: vectors at VBAR_EL1 (no KASLR slide), a one-entry
+	 * exception table that covers none of the test PCs, two functions
+	 * in the kernel text for strict_allow= */
 	fprintf(f, "ffff000000000000 T vectors\n"
 		   "ffff000000003000 D __start___ex_table\n"
-		   "ffff00000000300c D __stop___ex_table\n");
+		   "ffff00000000300c D __stop___ex_table\n"
+		   "ffff000000100100 t allowed_writer\n"
+		   "ffff000000100200 t other_fn\n");
 	fclose(f);
 	printf("TAP version 13\n1..%u\n", n);
 	for (i = 0; i < n; i++) {
