@@ -6,6 +6,8 @@
 #   make series           export build/linux base..HEAD back to patches/
 #   make defconfig-build  arm64 defconfig + CONFIG_KPKEYS_HARDENED_PGTABLES=y, W=1
 #   make prefixes         build and boot every prefix of the series (bisectability)
+#   make bench            the seed's performance table with exact event counts
+#                         from the emulator, four kernels (bench/README.md)
 #   make deps             install host packages and the Debian 13 QEMU root
 #
 # Pins: tools/versions. Caches: $(KPKEYS_CACHE) (default ~/.cache/kpkeys).
@@ -14,7 +16,7 @@
 # POE=off boots without the emulator: make run POE=off
 export POE
 
-.PHONY: run check tree series defconfig-build prefixes deps clean
+.PHONY: run check tree series defconfig-build prefixes bench deps clean
 
 run:
 	@tools/run
@@ -33,6 +35,9 @@ defconfig-build:
 
 prefixes:
 	@tools/build-prefixes
+
+bench:
+	@tools/bench
 
 deps:
 	@tools/deps

@@ -1,0 +1,789 @@
+#!/usr/bin/env python3
+"""The report of make bench, from the emulator's per-row records.
+
+    bench/report.py RUN_DIR [--elapsed SECONDS]
+        read RUN_DIR/kernels, RUN_DIR/NAME.records and RUN_DIR/NAME.log,
+        write RUN_DIR/report.md, RUN_DIR/overhead.png, RUN_DIR/summary.txt
+        and print the summary; exit 1 if a row is missing or failed
+    bench/report.py --compare RUN_A RUN_B
+        two runs side by side (the rerun check): medians per row and kernel,
+        exit 1 if instructions differ by more than 1% anywhere
+    bench/report.py --smoke-check BASELINE_RECORDS HARDENED_RECORDS
+        make check's smoke row: the counters are non-zero, the hardened
+        kernel writes POR_EL1 in the row and the baseline kernel does not
+
+Record lines (poe-emu, option bench=FILE):
+    poe-bench: row=NAME rep=N insns=.. insns_el0=.. ... window_insns=..
+Guest lines (guest/bench/kpkeys_bench.c, in the boot log):
+    kpkeys-bench: row=NAME rep=N key=value...
+    kpkeys-bench: row-time row=NAME seconds=S
+    ok N NAME / not ok N NAME # reason
+"""
+
+import argparse
+import math
+import os
+import re
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNELS = ["base", "baseline", "no-batching", "HEAD"]
+EVENTS = ["por_el1_writes", "isb", "tlbi_bcast", "tlbi_local", "dsb",
+          "exceptions", "irqs"]
+SMOKE_ROW = "smoke/fork"
+COUNTERS = ["insns", "insns_el0", "insns_el1", "por_el1_writes", "isb", "dsb",
+            "dmb", "tlbi_bcast", "tlbi_local", "exceptions", "irqs", "window_insns"]
+# What a timer interrupt adds to a row (exceptions: only synchronous ones
+# are counted there, so none).
+TICK_KEYS = ["insns", "insns_el0", "insns_el1", "por_el1_writes", "isb", "dsb",
+             "dmb", "tlbi_bcast", "tlbi_local", "window_insns"]
+SPREAD_FLAG = 0.02      # flag a row whose repetitions spread more than 2%
+SIGNIFICANT = 0.01      # and never call less than 1% significant
+
+# Rows of the main table, in the seed's order, then ours. "unit" names
+# what the per-operation counts are divided by (a key of the guest's
+# kpkeys-bench lines).
+MICROMM = [("fork/h:0", "ptes", "PTE"), ("fork/h:1", "ptes", "PTE"),
+           ("munmap/h:0", "ptes", "PTE"), ("munmap/h:1", "ptes", "PTE")]
+VMALLOC = ["fix_size_alloc/p:%d/h:0" % p for p in (1, 4, 16, 64, 256)] + \
+          ["fix_size_alloc/p:%d/h:1" % p for p in (16, 64, 256)] + \
+          ["random_size_alloc/p:1/h:0", "vm_map_ram/p:1/h:0"]
+EMPTY = "vmalloc/empty"
+MACRO = "shell-loop"
+EXTRA = [("mprotect/h:0", "ptes", "PTE"), ("mprotect/h:1", "ptes", "PTE"),
+         ("sparse/touch", "pte_tables", "PTE table"),
+         ("sparse/munmap", "pte_tables", "PTE table")]
+IDLE = "idle/1s"
+
+
+def parse_kv(text):
+    out = {}
+    for m in re.finditer(r'(\w+)=("[^"]*"|\S+)', text):
+        v = m.group(2).strip('"')
+        out[m.group(1)] = int(v) if re.fullmatch(r"-?\d+", v) else v
+    return out
+
+
+def read_records(path):
+    """{row: [counts of rep 0, rep 1, ...]} from a bench=FILE file."""
+    rows = {}
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("poe-bench: "):
+                continue
+            kv = parse_kv(line[len("poe-bench: "):])
+            rows.setdefault(kv.pop("row"), []).append(kv)
+    for reps in rows.values():
+        reps.sort(key=lambda r: r["rep"])
+    return rows
+
+
+def read_guest(path):
+    """Guest info lines, row times and TAP results of one boot log."""
+    info, times, tap = {}, {}, []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = re.sub(r"^\[\s*\d+\.\d+\]\s?", "", line.rstrip("\r\n"))
+            if line.startswith("kpkeys-bench: rows="):
+                info["_options"] = parse_kv(line)
+            elif line.startswith("kpkeys-bench: row-time "):
+                kv = parse_kv(line)
+                times[kv["row"]] = float(kv["seconds"])
+            elif line.startswith("kpkeys-bench: row="):
+                kv = parse_kv(line)
+                info.setdefault(kv["row"], {})[kv["rep"]] = kv
+            m = re.match(r"^(not ok|ok) \d+ (\S+)(?: # (.*))?$", line)
+            if m:
+                tap.append((m.group(1) == "ok", m.group(2), m.group(3) or ""))
+    return info, times, tap
+
+
+def read_model(path):
+    consts, calib, ticks = {}, None, False
+    with open(path) as f:
+        for line in f:
+            w = line.split("#")[0].split()
+            if not w:
+                continue
+            if w[0] == "tick-correction":
+                ticks = w[1] == "on"
+            elif w[0] == "constant":
+                consts[w[1]] = (float(w[2]), float(w[3]))
+            elif w[0] == "calibrate":
+                calib = {"row": w[1], "column": w[2], "seed": w[3],
+                         "percent": float(w[4]), "constant": w[5]}
+    return consts, calib, ticks
+
+
+def read_seed(path):
+    seed = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            cols = [c.strip() for c in line.split("|")]
+            seed[cols[0]] = {"name": cols[1], "v4-no-batching": cols[2],
+                             "v4-batching": cols[3], "v5-corrected": cols[4]}
+    return seed
+
+
+def seed_value(cell):
+    return float(re.search(r"-?\d+(\.\d+)?", cell).group(0))
+
+
+def model_set(consts, which):
+    i = 0 if which == "low" else 1
+    return {k: v[i] for k, v in consts.items()}
+
+
+def modeled(c, k, cls="all"):
+    """Modeled cycles of counts c under constants k. cls: all, sys, user."""
+    user = c.get("insns_el0", 0) / k["ipc"]
+    if cls == "user":
+        return user
+    sys_ = (c.get("insns_el1", c["insns"] - c.get("insns_el0", 0)) / k["ipc"]
+            + c["isb"] * k["isb"] + c["por_el1_writes"] * k["por_el1_write"]
+            + c["tlbi_bcast"] * k["tlbi_bcast"] + c["tlbi_local"] * k["tlbi_local"]
+            + c["dsb"] * k["dsb"]
+            + (c["exceptions"] + c.get("irqs", 0)) * k["exception"])
+    if cls == "sys":
+        return sys_
+    # insns may include instructions outside both halves (idmap): count
+    # them as system time.
+    other = (c["insns"] - c.get("insns_el0", 0) - c.get("insns_el1", 0)) / k["ipc"]
+    return sys_ + user + max(other, 0)
+
+
+def spread(values):
+    med = statistics.median(values)
+    return (max(values) - min(values)) / med if med else 0.0
+
+
+class Bench:
+    def __init__(self, run):
+        self.run = run
+        self.kernels = []
+        with open(os.path.join(run, "kernels")) as f:
+            for line in f:
+                cols = [c.strip() for c in line.split("|")]
+                if len(cols) >= 7:
+                    self.kernels.append(dict(zip(
+                        ["name", "commit", "src", "frags", "out", "alias", "note"], cols)))
+        self.names = [k["name"] for k in self.kernels]
+        self.rec, self.info, self.times, self.tap = {}, {}, {}, {}
+        for n in self.names:
+            self.rec[n] = read_records(os.path.join(run, n + ".records"))
+            self.info[n], self.times[n], self.tap[n] = read_guest(
+                os.path.join(run, n + ".log"))
+        self.consts, self.calib, self.tick_correction = read_model(
+            os.path.join(HERE, "cost-model"))
+        self.seed = read_seed(os.path.join(HERE, "seed-table"))
+        self.sets = {s: model_set(self.consts, s) for s in ("low", "high")}
+        self.problems = []
+        self.check()
+        self.calibrate()
+
+    # -- data --
+
+    def per_irq(self, kernel):
+        """What one timer interrupt costs on this kernel: the idle row's
+        counts divided by its interrupts (None without an idle row)."""
+        idle = self.rec[kernel].get(IDLE)
+        if not self.tick_correction or not idle:
+            return None
+        med = {k: statistics.median(r[k] for r in idle)
+               for k in idle[0] if isinstance(idle[0][k], int) and k != "rep"}
+        if not med.get("irqs"):
+            return None
+        return {k: med[k] / med["irqs"] for k in TICK_KEYS if k in med}
+
+    def corrected(self, kernel, row):
+        """Counts per repetition, minus the timer interrupts the row took
+        (their number follows host time under TCG, not the kernel)."""
+        reps = self.rec[kernel].get(row, [])
+        v = self.per_irq(kernel)
+        if v is None or row == IDLE:
+            return reps
+        out = []
+        for r in reps:
+            c = dict(r)
+            for k, per in v.items():
+                c[k] = max(c[k] - r["irqs"] * per, 0)
+            c["irqs"] = 0
+            out.append(c)
+        return out
+
+    def reps(self, kernel, row):
+        """Counts per repetition, tick-corrected; vmalloc rows net of the
+        empty insmod (its median)."""
+        reps = self.corrected(kernel, row)
+        if row in VMALLOC and self.rec[kernel].get(EMPTY):
+            empty = self.median_counts(kernel, EMPTY)
+            reps = [{k: (v - empty.get(k, 0)) if k in COUNTERS else v
+                     for k, v in r.items()} for r in reps]
+        return reps
+
+    def median_counts(self, kernel, row):
+        reps = self.corrected(kernel, row)
+        return {k: statistics.median(r[k] for r in reps)
+                for k in reps[0] if k in COUNTERS}
+
+    def unit(self, kernel, row, key):
+        reps = self.info[kernel].get(row, {}) if row != "_options" else {}
+        vals = {r.get(key) for r in reps.values()}
+        return vals.pop() if len(vals) == 1 else None
+
+    def cost(self, kernel, row, kset, cls="all"):
+        """(median, min, max) of the modeled cycles of a row."""
+        k = kset if isinstance(kset, dict) else self.sets[kset]
+        vals = [modeled(r, k, cls) for r in self.reps(kernel, row)]
+        if not vals:
+            return None
+        return statistics.median(vals), min(vals), max(vals)
+
+    def overhead(self, kernel, ref, row, kset, cls="all"):
+        a, b = self.cost(kernel, row, kset, cls), self.cost(ref, row, kset, cls)
+        if not a or not b or not b[0]:
+            return None
+        return a[0] / b[0] - 1
+
+    def row_spread(self, kernel, row, cls="all"):
+        """Largest relative spread of instructions and modeled cycles."""
+        reps = self.reps(kernel, row)
+        if len(reps) < 2:
+            return 0.0
+        key = {"all": "insns", "sys": "insns_el1", "user": "insns_el0"}[cls]
+        s = [spread([r[key] for r in reps])]
+        for kset in ("low", "high"):
+            s.append(spread([modeled(r, self.sets[kset], cls) for r in reps]))
+        return max(s)
+
+    def significance(self, kernel, ref, row, cls="all"):
+        lo = self.overhead(kernel, ref, row, "low", cls)
+        hi = self.overhead(kernel, ref, row, "high", cls)
+        if lo is None or hi is None:
+            return ""
+        noise = max(SIGNIFICANT, self.row_spread(kernel, row, cls) +
+                    self.row_spread(ref, row, cls))
+        if min(lo, hi) > noise:
+            return "(R) "
+        if max(lo, hi) < -noise:
+            return "(I) "
+        return ""
+
+    def check(self):
+        for n in self.names:
+            for ok, row, why in self.tap[n]:
+                if not ok:
+                    self.problems.append("%s: guest row %s failed: %s" % (n, row, why))
+            if not self.tap[n]:
+                self.problems.append("%s: the guest printed no result" % n)
+            for ok, row, _ in self.tap[n]:
+                if ok and row not in self.rec[n]:
+                    self.problems.append("%s: no emulator record for row %s" % (n, row))
+
+    def rows_present(self, rows):
+        return [r for r in rows if all(r in self.rec[n] for n in self.names)]
+
+    # -- calibration --
+
+    def calibrate(self):
+        """Fit one constant per set on the seed's row (see cost-model)."""
+        self.fit = {}
+        c = self.calib
+        if not c or c["column"] not in self.names or "baseline" not in self.names:
+            return
+        row, r = c["row"], c["percent"] / 100 + 1
+        if row not in self.rec[c["column"]] or row not in self.rec["baseline"]:
+            return
+        for s in ("low", "high"):
+            k = dict(self.sets[s])
+            k[c["constant"]] = 0.0
+            a_h = self.cost(c["column"], row, k)[0]
+            a_b = self.cost("baseline", row, k)[0]
+            cnt = {"isb": "isb", "por_el1_write": "por_el1_writes",
+                   "tlbi_bcast": "tlbi_bcast", "tlbi_local": "tlbi_local",
+                   "dsb": "dsb"}[c["constant"]]
+            n_h = self.median_counts(c["column"], row)[cnt]
+            n_b = self.median_counts("baseline", row)[cnt]
+            if n_h - r * n_b > 0:
+                val = (r * a_b - a_h) / (n_h - r * n_b)
+                if val > 0:
+                    k[c["constant"]] = val
+                    self.fit[s] = k
+
+    # -- output --
+
+    def pct(self, v):
+        return "n/a" if v is None else "%+.2f%%" % (100 * v)
+
+    def cell(self, kernel, ref, row, cls="all"):
+        if kernel not in self.names or ref not in self.names:
+            return "n/a"
+        lo = self.overhead(kernel, ref, row, "low", cls)
+        hi = self.overhead(kernel, ref, row, "high", cls)
+        if lo is None:
+            return "n/a"
+        flag = self.significance(kernel, ref, row, cls)
+        return "%s%s … %s" % (flag, self.pct(lo), self.pct(hi))
+
+    def cal_cell(self, kernel, row, cls="all"):
+        if "low" not in self.fit or kernel not in self.names:
+            return "n/a"
+        vals = [self.overhead(kernel, "baseline", row, self.fit[s], cls)
+                for s in ("low", "high") if s in self.fit]
+        return " … ".join(self.pct(v) for v in vals)
+
+    def table_rows(self):
+        out = []
+        if MACRO in self.rec.get("baseline", {}):
+            out.append((MACRO, "shell loop, system (EL1)", "sys"))
+        for row, _, _ in MICROMM:
+            out.append((row, row, "all"))
+        for row in VMALLOC:
+            out.append((row, row, "all"))
+        for row, _, _ in EXTRA:
+            out.append((row, row, "all"))
+        if MACRO in self.rec.get("baseline", {}):
+            out.append((MACRO, "shell loop, user (EL0)", "user"))
+            out.append((MACRO, "shell loop, total", "all"))
+        return [r for r in out if r[0] in self.rows_present([r[0]])]
+
+    def flagged(self, row, cls="all"):
+        return any(self.row_spread(n, row, cls) > SPREAD_FLAG for n in self.names
+                   if row in self.rec[n])
+
+    def main_table(self):
+        hdr = ("| Benchmark | baseline vs base | no-batching | HEAD | HEAD, calibrated "
+               "| seed v4 no batching | seed v4 batching | seed v5-corrected batching |")
+        lines = [hdr, "|" + "---|" * 8]
+        for row, label, cls in self.table_rows():
+            seedkey = row if (cls in ("all", "sys") and
+                              not (row == MACRO and cls == "all")) else None
+            s = self.seed.get(seedkey, {}) if seedkey else {}
+            mark = " †" if self.flagged(row, cls) else ""
+            name = label + (" (%s)" % s["name"] if s else "") + mark
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                name, self.cell("baseline", "base", row, cls),
+                self.cell("no-batching", "baseline", row, cls),
+                self.cell("HEAD", "baseline", row, cls),
+                self.cal_cell("HEAD", row, cls),
+                s.get("v4-no-batching", ""), s.get("v4-batching", ""),
+                s.get("v5-corrected", "")))
+        return "\n".join(lines)
+
+    def calib_table(self):
+        c = self.calib
+        if not self.fit:
+            return ("The calibration could not be done (no %s and baseline "
+                    "records of %s, or no positive fit)." % (c["column"], c["row"])
+                    if c else "No calibration configured.")
+        fits = ", ".join("%s set: c_%s = %.1f cycles (was %g)" % (
+            s, c["constant"], self.fit[s][c["constant"]],
+            self.sets[s][c["constant"]]) for s in ("low", "high") if s in self.fit)
+        lines = ["Fitted on %s, %s vs baseline = +%.2f%% (the seed's %s): %s." % (
+            c["row"], c["column"], c["percent"], c["seed"], fits), "",
+            "| row | seed v4 no batching | our no-batching, fitted low set | "
+            "fitted high set | predicted / measured (low set) |", "|---|---|---|---|---|"]
+        errs = []
+        for row, s in self.seed.items():
+            cls = "sys" if row == MACRO else "all"
+            if row not in self.rows_present([row]) or "no-batching" not in self.names:
+                continue
+            meas = seed_value(s["v4-no-batching"])
+            pred = [self.overhead("no-batching", "baseline", row, self.fit[k], cls)
+                    for k in ("low", "high") if k in self.fit]
+            ratio = (100 * pred[0] / meas) if meas else float("nan")
+            if row != c["row"]:
+                errs.append(abs(math.log(max(100 * pred[0], 0.01) / meas)) if meas > 0 else 0)
+            lines.append("| %s%s | %s | %s | %s | %.2f |" % (
+                row, " (fitted)" if row == c["row"] else "", s["v4-no-batching"],
+                self.pct(pred[0]), self.pct(pred[-1]), ratio))
+        if errs:
+            g = math.exp(statistics.median(errs))
+            lines += ["", "Median factor between prediction and the seed's measurement "
+                      "over the %d other rows: %.2fx (1.00x = perfect)." % (len(errs), g)]
+        return "\n".join(lines)
+
+    def per_op_table(self):
+        lines = ["| row | kernel | per | instructions | POR_EL1 writes | ISB | "
+                 "TLBI bcast | TLBI local | DSB | exceptions | irqs (as counted) | window insns |",
+                 "|" + "---|" * 12]
+        units = {r: (k, u) for r, k, u in MICROMM + EXTRA}
+        for row in [r for r, _, _ in MICROMM] + VMALLOC + [r for r, _, _ in EXTRA] + \
+                [MACRO, EMPTY, IDLE]:
+            for n in self.names:
+                if row not in self.rec[n]:
+                    continue
+                if row in units:
+                    div, per = self.unit(n, row, units[row][0]), units[row][1]
+                elif row in VMALLOC:
+                    div, per = self.unit(n, row, "loops"), "call (net of empty insmod)"
+                elif row == MACRO:
+                    div, per = self.unit(n, row, "iterations"), "iteration"
+                else:
+                    div, per = 1, "row"
+                div = div or 1
+                reps = self.reps(n, row)
+                med = {k: statistics.median(r.get(k, 0) for r in reps)
+                       for k in ["insns"] + EVENTS + ["window_insns"]}
+                med["irqs"] = statistics.median(r["irqs"] for r in self.rec[n][row])
+                fmt = lambda v: ("%.3f" % (v / div)).rstrip("0").rstrip(".") \
+                    if div != 1 else "%d" % v
+                lines.append("| %s | %s | %s | %s |" % (
+                    row, n, per, " | ".join(fmt(med[k]) for k in
+                                            ["insns"] + EVENTS + ["window_insns"])))
+        return "\n".join(lines)
+
+    def row_detail(self):
+        lines = ["| row | kernel | reps | instructions as counted: median (min – max) "
+                 "| irqs | after tick correction: median | spread |",
+                 "|---|---|---|---|---|---|---|"]
+        rows = sorted({r for n in self.names for r in self.rec[n]
+                       if not r.startswith("setup/")})
+        for row in rows:
+            for n in self.names:
+                reps = self.rec[n].get(row)
+                if not reps:
+                    continue
+                v = [r["insns"] for r in reps]
+                sp = self.row_spread(n, row)
+                lines.append("| %s | %s | %d | %d (%d – %d) | %s | %d | %.2f%%%s |" % (
+                    row, n, len(reps), statistics.median(v), min(v), max(v),
+                    "–".join(str(x) for x in sorted({min(r["irqs"] for r in reps),
+                                                     max(r["irqs"] for r in reps)})),
+                    statistics.median(c["insns"] for c in self.corrected(n, row)),
+                    100 * sp, " †" if sp > SPREAD_FLAG else ""))
+        return "\n".join(lines)
+
+    def time_table(self):
+        tot = {}
+        for n in self.names:
+            for row, s in self.times[n].items():
+                tot[row] = tot.get(row, 0) + s
+        rows = sorted(tot.items(), key=lambda x: -x[1])
+        lines = ["| row | guest seconds, all kernels (incl. set-up and warm-up) |",
+                 "|---|---|"]
+        lines += ["| %s | %.0f |" % (r, s) for r, s in rows]
+        return "\n".join(lines), rows
+
+    def significant_rows(self):
+        out = []
+        for row, label, cls in self.table_rows():
+            for k in ("no-batching", "HEAD"):
+                if k in self.names and self.significance(k, "baseline", row, cls):
+                    out.append("%s (%s)" % (label, k))
+            if "base" in self.names and self.significance("baseline", "base", row, cls):
+                out.append("%s (baseline vs base)" % label)
+        return out
+
+    def kernel_lines(self):
+        lines = []
+        for k in self.kernels:
+            frags = " + ".join("configs/%s.config" % f for f in k["frags"].split())
+            lines.append("- **%s**: commit %s (%s tree), allnoconfig + %s%s" % (
+                k["name"], k["commit"][:12], k["src"], frags,
+                "; " + k["note"] if k["note"] else ""))
+        return "\n".join(lines)
+
+    def tick_note(self):
+        lines = []
+        for n in self.names:
+            v = self.per_irq(n)
+            if v:
+                lines.append("%s %d instructions, %.1f ISBs, %.1f POR_EL1 writes" % (
+                    n, v["insns"], v["isb"], v["por_el1_writes"]))
+        if not lines:
+            return "No tick correction (no idle row, or switched off in bench/cost-model)."
+        return ("Timer interrupts: under TCG the guest timer follows host time, so a "
+                "kernel that the emulator runs more slowly (every kernel store is checked "
+                "while the series restricts a key) takes more ticks in the same row. All "
+                "figures above are corrected for that: each row loses its interrupts "
+                "(column irqs, as counted) times what one interrupt costs on the same "
+                "kernel, measured by the idle row (one second asleep): " +
+                "; ".join(lines) + ". The repetition table below shows the counts "
+                "before and after the correction.")
+
+    def chart(self, path):
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            self.problems.append("matplotlib missing: no chart")
+            return False
+        rows = self.table_rows()
+        series = [("no-batching", "no-batching (low … high)", "#d62728"),
+                  ("HEAD", "HEAD (low … high)", "#1f77b4")]
+        series = [s for s in series if s[0] in self.names]
+        seeds = [("v4-no-batching", "seed v4 no batching", "#ff9896"),
+                 ("v5-corrected", "seed v5-corrected batching", "#aec7e8")]
+        n = len(series) + len(seeds)
+        h = 0.8 / n
+        fig, ax = plt.subplots(figsize=(10, 0.45 * len(rows) * n / 2 + 2))
+        for i, (row, label, cls) in enumerate(rows):
+            y0 = len(rows) - 1 - i
+            j = 0
+            for k, name, color in series:
+                lo = self.overhead(k, "baseline", row, "low", cls)
+                hi = self.overhead(k, "baseline", row, "high", cls)
+                if lo is None:
+                    continue
+                y = y0 + 0.4 - (j + 0.5) * h
+                ax.barh(y, 100 * lo, h, color=color, label=name if i == 0 else None)
+                ax.barh(y, 100 * (hi - lo), h, left=100 * lo, color=color, alpha=0.35)
+                j += 1
+            s = self.seed.get(row) if not (row == MACRO and cls != "sys") else None
+            j = len(series)
+            for key, name, color in seeds:
+                if s:
+                    y = y0 + 0.4 - (j + 0.5) * h
+                    ax.barh(y, seed_value(s[key]), h, color=color, hatch="//",
+                            label=name if name not in
+                            ax.get_legend_handles_labels()[1] else None)
+                j += 1
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([r[1] for r in reversed(rows)], fontsize=8)
+        ax.set_xscale("symlog", linthresh=10)
+        ax.axvline(0, color="black", linewidth=0.8)
+        ax.set_xlabel("overhead vs baseline, % (modeled cycles; symlog scale)")
+        ax.set_title("kpkeys page-table hardening: modeled overhead per row\n"
+                     "(dark = low constants, light = up to high constants)", fontsize=10)
+        ax.legend(fontsize=8, loc="lower right")
+        ax.grid(axis="x", alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        return True
+
+    def report(self, elapsed=None):
+        stamp = os.path.basename(os.path.normpath(self.run))
+        tt, trows = self.time_table()
+        sig = self.significant_rows()
+        flagged = sorted({label for row, label, cls in self.table_rows()
+                          if self.flagged(row, cls)})
+        reps = sorted({len(v) for n in self.names for v in self.rec[n].values()})
+        c = self.calib
+        parts = [
+            "# make bench: %s" % stamp, "",
+            "No POE silicon exists: these are exact instruction and event counts from "
+            "the POE emulator (QEMU TCG plugin) turned into cycles by a stated cost model "
+            "(`bench/cost-model`). Upstream had no hardware either and mocked POR_EL1 with "
+            "CONTEXTIDR_EL1 on AWS Graviton3; its figures are the seed columns.", "",
+            "## How to read the table", "",
+            "Each cell is the overhead of a kernel against a reference kernel for one row, "
+            "under the cost model: \"+4.29%\" means the operation takes 4.29% longer with "
+            "the feature than without, if instructions and events cost what the model "
+            "says. Our cells give two numbers, \"low … high\": the low constants (cheap "
+            "barriers and TLB maintenance, slow plain code) and the high constants "
+            "(expensive barriers, fast plain code); a real CPU is expected in between. "
+            "\"HEAD, calibrated\" uses the low and high sets with the ISB constant fitted "
+            "to the seed (see Calibration).", "",
+            "- **baseline vs base**: what the series costs a user who leaves "
+            "CONFIG_KPKEYS_HARDENED_PGTABLES off (baseline against Linux without the "
+            "series). It should be about 0.",
+            "- **no-batching** and **HEAD**: the option on, against baseline. "
+            "no-batching is HEAD without the batching patches (the seed's method for its "
+            "\"no batching\" column).",
+            "- **seed** columns: the seed's published percentages (`bench/seed-table`), "
+            "measured on hardware with a mock; compare trends, not digits.",
+            "- **(R)**: significant regression: both the low and the high model say the "
+            "row costs more, by more than the sum of the two kernels' run-to-run spreads "
+            "and at least 1%. **(I)**: the same for an improvement. No mark: not "
+            "significant.",
+            "- **†**: a kernel's repetitions of that row spread by more than 2% "
+            "(max − min over median, instructions or modeled cycles).", "",
+            "## Kernels", "",
+            self.kernel_lines(), "",
+            "Base: Linux %s (Debian linux-source, tag `base` of build/linux). The same "
+            "fragments for all kernels, only the kpkeys option differs; each run "
+            "directory holds the exact `.config` of each kernel (`NAME.config`). All "
+            "boots: QEMU `-M virt -cpu max -smp 1 -m %s`, POE emulator on "
+            "(`stats=on,bench=FILE`), no icount; %s repetition(s) per row%s." % (
+                self.linux_version(), self.meta("mem"), "/".join(map(str, reps)),
+                self.warmup_text()), "",
+            "## Overhead per row (the seed's table)", "",
+            self.main_table(), "",
+            "Rows after the seed's: our own (mprotect: PROT_READ then PROT_READ|PROT_WRITE "
+            "over the region; sparse: one page touched per 2 MiB over %s GiB, i.e. one new "
+            "PTE table per touch, then munmap; shell loop by class)." % self.sparse_gib(), "",
+            "Significant rows: %s." % (", ".join(sig) if sig else "none"), "",
+            "Rows whose repetitions spread by more than 2%%: %s." % (
+                ", ".join(flagged) if flagged else "none"), "",
+            "## Calibration", "", self.calib_table(), "",
+            "## Per-operation event counts", "",
+            "Medians over the repetitions, divided by the operation count: per PTE of the "
+            "1 GiB region (262144 PTEs; one fork, munmap or pair of mprotect calls per "
+            "row), per PTE table (sparse), per vmalloc call (the row minus the median of "
+            "the empty insmod, divided by the loop count), per shell-loop iteration. "
+            "\"window insns\" are kernel instructions executed with the page-table write "
+            "right (POR_EL1 granting write to every key).", "",
+            self.per_op_table(), "",
+            self.tick_note(), "",
+            "## Repetitions", "", self.row_detail(), "",
+            "## Run time", "",
+            ("`make bench` took %d s (%.1f min). " % (elapsed, elapsed / 60)
+             if elapsed else "") +
+            "Guest time per row (not a result, only where the run time goes):", "",
+            tt, "",
+        ]
+        if self.problems:
+            parts += ["## Problems", ""] + ["- " + p for p in self.problems] + [""]
+        with open(os.path.join(self.run, "report.md"), "w") as f:
+            f.write("\n".join(parts))
+        self.chart(os.path.join(self.run, "overhead.png"))
+        summ = self.summary(elapsed, trows)
+        with open(os.path.join(self.run, "summary.txt"), "w") as f:
+            f.write(summ)
+        print(summ, end="")
+        return not self.problems
+
+    def summary(self, elapsed, trows):
+        lines = ["make bench: modeled overhead (low … high cost constants); "
+                 "no POE silicon: emulator counts + bench/cost-model", ""]
+        fmt = "%-34s %-22s %-22s %-22s %-14s %-14s"
+        lines.append(fmt % ("row", "baseline vs base", "no-batching", "HEAD",
+                            "seed v4 nb", "seed v5-corr"))
+        for row, label, cls in self.table_rows():
+            s = self.seed.get(row, {}) if not (row == MACRO and cls != "sys") else {}
+            lines.append(fmt % (label[:34], self.cell("baseline", "base", row, cls),
+                                self.cell("no-batching", "baseline", row, cls),
+                                self.cell("HEAD", "baseline", row, cls),
+                                s.get("v4-no-batching", ""), s.get("v5-corrected", "")))
+        lines.append("")
+        if self.fit:
+            lines.append(self.calib_table().split("\n")[0])
+        for k in self.kernels:
+            if k["note"]:
+                lines.append("%s: %s" % (k["name"], k["note"]))
+        if trows:
+            lines.append("rows that take the most time: " + ", ".join(
+                "%s %.0fs" % r for r in trows[:4]))
+        if elapsed:
+            lines.append("make bench took %d s" % elapsed)
+        lines.append("report: %s" % os.path.join(self.run, "report.md"))
+        for p in self.problems:
+            lines.append("PROBLEM: " + p)
+        return "\n".join(lines) + "\n"
+
+    def linux_version(self):
+        for n in self.names:
+            try:
+                with open(os.path.join(self.run, n + ".log"), errors="replace") as f:
+                    m = re.search(r"Linux version (\S+)", f.read())
+                    if m:
+                        return m.group(1)
+            except OSError:
+                pass
+        return "?"
+
+    def warmup_text(self):
+        w = {self.info[n].get("_options", {}).get("warmup", 0) for n in self.names}
+        w = max(w) if w else 0
+        return ", after %d unmarked warm-up repetition(s)" % w if w else ""
+
+    def meta(self, key, default="?"):
+        try:
+            with open(os.path.join(self.run, "meta")) as f:
+                return parse_kv(f.read()).get(key, default)
+        except OSError:
+            return default
+
+    def sparse_gib(self):
+        for n in self.names:
+            g = self.unit(n, "sparse/touch", "gib")
+            if g:
+                return g
+        return "?"
+
+
+def smoke_check(baseline, hardened, out=sys.stdout):
+    """make check: the harness and the per-row counters work."""
+    results = []
+
+    def check(ok, what):
+        results.append((bool(ok), what))
+
+    recs = {}
+    for name, path in (("baseline", baseline), ("hardened", hardened)):
+        rows = read_records(path) if os.path.exists(path) else {}
+        reps = rows.get(SMOKE_ROW, [])
+        check(reps, "%s: a record of row %s" % (name, SMOKE_ROW))
+        recs[name] = reps[0] if reps else None
+        c = recs[name] or {}
+        for key in ("insns", "insns_el1", "exceptions", "dsb"):
+            check(c.get(key, 0) > 0, "%s: %s > 0 (%s)" % (name, key, c.get(key)))
+        tlbi = c.get("tlbi_bcast", 0) + c.get("tlbi_local", 0)
+        check(tlbi > 0, "%s: TLBIs > 0 (%d)" % (name, tlbi))
+    h, b = recs["hardened"] or {}, recs["baseline"] or {}
+    check(h.get("por_el1_writes", 0) > 0,
+          "hardened writes POR_EL1 in the row (%s)" % h.get("por_el1_writes"))
+    check(h.get("window_insns", 0) > 0,
+          "hardened runs instructions in the page-table window (%s)" % h.get("window_insns"))
+    check(b and b.get("por_el1_writes", -1) == 0,
+          "baseline does not write POR_EL1 in the row (%s)" % b.get("por_el1_writes"))
+    check(b and b.get("window_insns", -1) == 0,
+          "baseline has no page-table window (%s)" % b.get("window_insns"))
+    for i, (ok, what) in enumerate(results, 1):
+        print("%s %d bench smoke: %s" % ("ok" if ok else "not ok", i, what), file=out)
+    p = sum(ok for ok, _ in results)
+    print("bench smoke: %d passed, %d failed" % (p, len(results) - p), file=out)
+    return p == len(results)
+
+
+def compare(run_a, run_b, out=sys.stdout):
+    """Two runs of make bench: medians of every row, kernel and counter
+    (tick-corrected, as in the report) and how far apart they are."""
+    a, b = Bench(run_a), Bench(run_b)
+    worst_insns, worst_event = (0.0, ""), (0.0, "")
+    print("| row | kernel | instructions a / b | diff | events that differ (a / b) |",
+          file=out)
+    print("|---|---|---|---|---|", file=out)
+    for n in a.names:
+        if n not in b.names:
+            continue
+        for row in sorted(set(a.rec[n]) & set(b.rec[n])):
+            if row.startswith("setup/"):
+                continue
+            ma, mb = a.median_counts(n, row), b.median_counts(n, row)
+            d = abs(ma["insns"] - mb["insns"]) / max(ma["insns"], 1)
+            if d > worst_insns[0]:
+                worst_insns = (d, "%s %s" % (n, row))
+            diffs = []
+            for k in EVENTS + ["window_insns"]:
+                if k in ("irqs",):
+                    continue
+                if round(ma.get(k, 0)) != round(mb.get(k, 0)):
+                    diffs.append("%s %g / %g" % (k, ma.get(k, 0), mb.get(k, 0)))
+                    e = abs(ma.get(k, 0) - mb.get(k, 0)) / max(ma.get(k, 0), 1)
+                    if e > worst_event[0]:
+                        worst_event = (e, "%s %s %s" % (n, row, k))
+            print("| %s | %s | %d / %d | %.2f%% | %s |" % (
+                row, n, ma["insns"], mb["insns"], 100 * d, "; ".join(diffs) or "none"),
+                file=out)
+    print("", file=out)
+    print("largest instruction difference: %.2f%% (%s); largest event difference: "
+          "%.2f%% (%s)" % (100 * worst_insns[0], worst_insns[1], 100 * worst_event[0],
+                            worst_event[1]), file=out)
+    return worst_insns[0] <= 0.01
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("run", nargs="?")
+    ap.add_argument("--elapsed", type=int)
+    ap.add_argument("--smoke-check", nargs=2, metavar=("BASELINE", "HARDENED"))
+    ap.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"))
+    a = ap.parse_args()
+    if a.smoke_check:
+        return 0 if smoke_check(*a.smoke_check) else 1
+    if a.compare:
+        return 0 if compare(*a.compare) else 1
+    if not a.run:
+        ap.error("RUN_DIR required")
+    return 0 if Bench(a.run).report(a.elapsed) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""Tests of bench/report.py: the smoke check of make check, the cost model
+and the corrections the report applies to the emulator's records."""
+
+import importlib.util
+import io
+import os
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_spec = importlib.util.spec_from_file_location("bench_report",
+                                               os.path.join(TOP, "bench", "report.py"))
+report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report)
+DATA = os.path.join(os.path.dirname(__file__), "data", "bench")
+
+
+def record(row, rep, **kv):
+    base = dict(insns=0, insns_el0=0, insns_el1=0, por_el1_writes=0, isb=0, dsb=0,
+                tlbi_bcast=0, tlbi_local=0, exceptions=0, irqs=0, window_insns=0, dmb=0)
+    base.update(kv)
+    return "poe-bench: row=%s rep=%d %s\n" % (
+        row, rep, " ".join("%s=%d" % (k, v) for k, v in base.items()))
+
+
+class SmokeCheck(unittest.TestCase):
+    """make check's assertions on the records of the two matrix boots."""
+
+    def test_real_records_pass(self):
+        self.assertTrue(report.smoke_check(os.path.join(DATA, "smoke-baseline.records"),
+                                           os.path.join(DATA, "smoke-hardened.records"),
+                                           out=io.StringIO()))
+
+    def test_baseline_writing_por_el1_fails(self):
+        with tempfile.TemporaryDirectory() as d:
+            b, h = os.path.join(d, "b"), os.path.join(d, "h")
+            common = dict(insns=1000, insns_el1=900, exceptions=1, dsb=3, tlbi_bcast=1)
+            with open(b, "w") as f:
+                f.write(record("smoke/fork", 0, por_el1_writes=2, **common))
+            with open(h, "w") as f:
+                f.write(record("smoke/fork", 0, por_el1_writes=4, window_insns=50, **common))
+            self.assertFalse(report.smoke_check(b, h, out=io.StringIO()))
+
+    def test_missing_row_fails(self):
+        with tempfile.TemporaryDirectory() as d:
+            b = os.path.join(d, "b")
+            with open(b, "w") as f:
+                f.write(record("other", 0, insns=1))
+            self.assertFalse(report.smoke_check(b, os.path.join(d, "absent"),
+                                                out=io.StringIO()))
+
+
+class CostModel(unittest.TestCase):
+    K = dict(ipc=2.0, isb=10, por_el1_write=1, tlbi_bcast=100, tlbi_local=5, dsb=3,
+             exception=20)
+
+    def test_modeled_cycles(self):
+        c = dict(insns=1000, insns_el0=200, insns_el1=800, isb=2, por_el1_writes=2,
+                 tlbi_bcast=1, tlbi_local=1, dsb=1, exceptions=1, irqs=1)
+        # 800/2 + 2*10 + 2*1 + 100 + 5 + 3 + 2*20 = 570 system, 200/2 user
+        self.assertEqual(report.modeled(c, self.K, "sys"), 570)
+        self.assertEqual(report.modeled(c, self.K, "user"), 100)
+        self.assertEqual(report.modeled(c, self.K), 670)
+
+    def test_repository_model_has_every_constant(self):
+        consts, calib, ticks = report.read_model(os.path.join(TOP, "bench", "cost-model"))
+        self.assertEqual(set(consts), set(self.K))
+        for low, high in consts.values():
+            self.assertLessEqual(low, high)
+        self.assertEqual(calib["row"], "fork/h:0")
+        self.assertTrue(ticks)
+
+
+class RunCorrections(unittest.TestCase):
+    """A two-kernel run: tick correction, vmalloc rows net of the empty insmod."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        d = self.dir.name
+        with open(os.path.join(d, "kernels"), "w") as f:
+            f.write("baseline | c0 | head | qemu-virt bench baseline | /o | | \n")
+            f.write("HEAD | c0 | head | qemu-virt bench defconfig-hardened | /o | | \n")
+        for name, extra in (("baseline", 0), ("HEAD", 500)):
+            with open(os.path.join(d, name + ".records"), "w") as f:
+                for rep in range(5):
+                    f.write(record("idle/1s", rep, insns=10000, insns_el1=10000, isb=10,
+                                   irqs=100))
+                    # 7 interrupts of 100 instructions and 0.1 ISB each
+                    f.write(record("fork/h:0", rep, insns=100700 + extra,
+                                   insns_el1=100700 + extra, isb=1 + extra // 100,
+                                   irqs=7))
+                    f.write(record("vmalloc/empty", rep, insns=5000, insns_el1=5000))
+                    f.write(record("vm_map_ram/p:1/h:0", rep, insns=45000 + extra,
+                                   insns_el1=45000 + extra))
+            with open(os.path.join(d, name + ".log"), "w") as f:
+                for rep in range(5):
+                    f.write("kpkeys-bench: row=vm_map_ram/p:1/h:0 rep=%d loops=100\n" % rep)
+                for i, row in enumerate(["idle/1s", "fork/h:0", "vmalloc/empty",
+                                         "vm_map_ram/p:1/h:0"], 1):
+                    f.write("ok %d %s\n" % (i, row))
+        self.bench = report.Bench(d)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_ticks_are_subtracted(self):
+        r = self.bench.reps("baseline", "fork/h:0")[0]
+        self.assertAlmostEqual(r["insns"], 100000)
+        self.assertAlmostEqual(r["isb"], 1 - 0.7)
+        self.assertEqual(r["irqs"], 0)
+
+    def test_vmalloc_rows_are_net_of_the_empty_insmod(self):
+        self.assertEqual(self.bench.reps("baseline", "vm_map_ram/p:1/h:0")[0]["insns"], 40000)
+        self.assertEqual(self.bench.unit("baseline", "vm_map_ram/p:1/h:0", "loops"), 100)
+
+    def test_overhead_and_significance(self):
+        k = self.bench.sets["low"]
+        # net instructions 40500 vs 40000, no events: +1.25% at any IPC
+        self.assertAlmostEqual(
+            self.bench.overhead("HEAD", "baseline", "vm_map_ram/p:1/h:0", k), 0.0125)
+        self.assertEqual(self.bench.significance("HEAD", "baseline", "vm_map_ram/p:1/h:0"),
+                         "(R) ")
+        self.assertEqual(self.bench.problems, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
