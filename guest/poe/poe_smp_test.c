@@ -279,7 +279,8 @@ static void sleep_cycle(const char *kind, const char *test_level,
 	}
 	if (!has_alarm && !has_pm_test) {
 		skip(name, "no wakeup source: no RTC wake alarm "
-		     "(CONFIG_RTC_DRV_PL031) and no pm_test (CONFIG_PM_DEBUG)");
+		     "(CONFIG_RTC_DRV_PL031, RTC_INTF_SYSFS) and no pm_test "
+		     "(CONFIG_PM_DEBUG)");
 		skip_cross(when, "no cycle");
 		return;
 	}
