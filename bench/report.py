@@ -92,7 +92,7 @@ def read_guest(path):
                 times[kv["row"]] = float(kv["seconds"])
             elif line.startswith("kpkeys-bench: row="):
                 kv = parse_kv(line)
-                info.setdefault(kv["row"], {})[kv["rep"]] = kv
+                info.setdefault(kv["row"], {}).setdefault(kv["rep"], {}).update(kv)
             m = re.match(r"^(not ok|ok) \d+ (\S+)(?: # (.*))?$", line)
             if m:
                 tap.append((m.group(1) == "ok", m.group(2), m.group(3) or ""))
@@ -186,30 +186,38 @@ class Bench:
 
     # -- data --
 
-    def per_irq(self, kernel):
-        """What one timer interrupt costs on this kernel: the idle row's
-        counts divided by its interrupts (None without an idle row)."""
+    def ticks(self, kernel, row, rep):
+        """Timer ticks a repetition lasted (the guest's jiffies), or, from
+        an older guest, the interrupts it took."""
+        t = self.info[kernel].get(row, {}).get(rep["rep"], {}).get("ticks")
+        return rep["irqs"] if t is None else t
+
+    def per_tick(self, kernel):
+        """What one timer tick costs on this kernel: the idle row's counts
+        per tick, median over its repetitions (None without an idle row)."""
         idle = self.rec[kernel].get(IDLE)
         if not self.tick_correction or not idle:
             return None
-        med = {k: statistics.median(r[k] for r in idle)
-               for k in idle[0] if isinstance(idle[0][k], int) and k != "rep"}
-        if not med.get("irqs"):
+        reps = [(r, self.ticks(kernel, IDLE, r)) for r in idle]
+        reps = [(r, t) for r, t in reps if t]
+        if not reps:
             return None
-        return {k: med[k] / med["irqs"] for k in TICK_KEYS if k in med}
+        return {k: statistics.median(r[k] / t for r, t in reps)
+                for k in TICK_KEYS if k in reps[0][0]}
 
     def corrected(self, kernel, row):
-        """Counts per repetition, minus the timer interrupts the row took
-        (their number follows host time under TCG, not the kernel)."""
+        """Counts per repetition, minus the cost of the timer ticks the row
+        lasted (their number follows host time under TCG, not the kernel)."""
         reps = self.rec[kernel].get(row, [])
-        v = self.per_irq(kernel)
+        v = self.per_tick(kernel)
         if v is None or row == IDLE:
             return reps
         out = []
         for r in reps:
             c = dict(r)
+            t = self.ticks(kernel, row, r)
             for k, per in v.items():
-                c[k] = max(c[k] - r["irqs"] * per, 0)
+                c[k] = max(c[k] - t * per, 0)
             c["irqs"] = 0
             out.append(c)
         return out
@@ -438,7 +446,7 @@ class Bench:
 
     def row_detail(self):
         lines = ["| row | kernel | reps | instructions as counted: median (min – max) "
-                 "| irqs | after tick correction: median | spread |",
+                 "| ticks | after tick correction: median | spread |",
                  "|---|---|---|---|---|---|---|"]
         rows = sorted({r for n in self.names for r in self.rec[n]
                        if not r.startswith("setup/")})
@@ -451,8 +459,8 @@ class Bench:
                 sp = self.row_spread(n, row)
                 lines.append("| %s | %s | %d | %d (%d – %d) | %s | %d | %.2f%%%s |" % (
                     row, n, len(reps), statistics.median(v), min(v), max(v),
-                    "–".join(str(x) for x in sorted({min(r["irqs"] for r in reps),
-                                                     max(r["irqs"] for r in reps)})),
+                    "–".join(str(x) for x in sorted({min(self.ticks(n, row, r) for r in reps),
+                                                     max(self.ticks(n, row, r) for r in reps)})),
                     statistics.median(c["insns"] for c in self.corrected(n, row)),
                     100 * sp, " †" if sp > SPREAD_FLAG else ""))
         return "\n".join(lines)
@@ -490,20 +498,20 @@ class Bench:
     def tick_note(self):
         lines = []
         for n in self.names:
-            v = self.per_irq(n)
+            v = self.per_tick(n)
             if v:
                 lines.append("%s %d instructions, %.1f ISBs, %.1f POR_EL1 writes" % (
                     n, v["insns"], v["isb"], v["por_el1_writes"]))
         if not lines:
             return "No tick correction (no idle row, or switched off in bench/cost-model)."
-        return ("Timer interrupts: under TCG the guest timer follows host time, so a "
+        return ("Timer ticks: under TCG the guest timer follows host time, so a "
                 "kernel that the emulator runs more slowly (every kernel store is checked "
-                "while the series restricts a key) takes more ticks in the same row. All "
-                "figures above are corrected for that: each row loses its interrupts "
-                "(column irqs, as counted) times what one interrupt costs on the same "
-                "kernel, measured by the idle row (one second asleep): " +
-                "; ".join(lines) + ". The repetition table below shows the counts "
-                "before and after the correction.")
+                "while the series restricts a key) lasts more ticks in the same row, and "
+                "so does any row while the host is busy. All figures above are corrected "
+                "for that: each repetition loses the ticks it lasted (the guest's jiffies) "
+                "times what one tick costs on the same kernel, measured by the idle row "
+                "(one second asleep): " + "; ".join(lines) + ". The repetition table "
+                "below shows the counts before and after the correction.")
 
     def chart(self, path):
         try:

@@ -41,7 +41,8 @@
  *
  * Output: TAP, one test per row (all its repetitions), and lines
  * "kpkeys-bench: row=NAME rep=N key=value..." describing what each marked
- * repetition did. Exit status 0 if every row passed.
+ * repetition did (ticks=: the timer ticks it lasted). Exit status 0 if
+ * every row passed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,6 +56,7 @@
 #include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/times.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +72,15 @@
 #define KPF_THP			22
 
 #define VMALLOC_MODULE	"/lib/modules/test_vmalloc.ko"
+
+/*
+ * Every region is mapped at the same address in every repetition and
+ * kernel: with address-space randomisation the upper-level page tables a
+ * region needs (and the instructions to allocate them) would change from
+ * one repetition to the next. 1 GiB aligned, below 512 GiB (39-bit VAs).
+ */
+#define REGION_ADDR	(128UL << 30)
+#define SPARSE_ADDR	(256UL << 30)
 
 struct row;
 typedef int (*row_fn)(const struct row *row, unsigned long rep);
@@ -116,17 +127,39 @@ static void info(const struct row *row, unsigned long rep, const char *fmt, ...)
 	fflush(stdout);
 }
 
-/* Markers only for the measured repetitions, not for the warm-up ones. */
+/*
+ * Markers only for the measured repetitions, not for the warm-up ones.
+ * Each marked repetition also reports the timer ticks (jiffies, through
+ * times()) it lasted: under TCG their number follows host time, and the
+ * host subtracts their cost (see bench/README.md).
+ */
+static struct {
+	const char *name;
+	unsigned long rep;
+	clock_t start;
+} cur;
+
 static void begin(const struct row *row, unsigned long rep)
 {
-	if (opt.marking)
-		bench_begin(row->name, rep);
+	if (!opt.marking)
+		return;
+	cur.name = row->name;
+	cur.rep = rep;
+	cur.start = times(NULL);
+	bench_begin(row->name, rep);
 }
 
 static void end(void)
 {
-	if (opt.marking)
-		bench_end();
+	clock_t ticks;
+
+	if (!opt.marking)
+		return;
+	bench_end();
+	ticks = times(NULL) - cur.start;
+	printf("kpkeys-bench: row=%s rep=%lu ticks=%ld\n", cur.name, cur.rep,
+	       (long)ticks);
+	fflush(stdout);
 }
 
 /*
@@ -295,19 +328,17 @@ out:
 static int region_map(struct region *r, size_t len, int huge)
 {
 	size_t off;
-	char *raw;
 
 	r->len = len;
 	r->huge = huge;
-	raw = mmap(NULL, len + SZ_2M, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (raw == MAP_FAILED)
-		return fail("mmap %zu MiB: %s", len >> 20, strerror(errno));
 	/* 2 MiB aligned, so that every 2 MiB of it can be one THP */
-	r->p = (char *)(((uintptr_t)raw + SZ_2M - 1) & ~(SZ_2M - 1));
-	if (r->p != raw)
-		munmap(raw, r->p - raw);
-	munmap(r->p + len, raw + SZ_2M - r->p);
+	r->p = mmap((void *)REGION_ADDR, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (r->p == MAP_FAILED) {
+		r->p = NULL;
+		return fail("mmap %zu MiB at %#lx: %s", len >> 20, REGION_ADDR,
+			    strerror(errno));
+	}
 
 	if (madvise(r->p, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
 		return fail("madvise(%s): %s", huge ? "HUGEPAGE" : "NOHUGEPAGE",
@@ -477,10 +508,12 @@ static int row_sparse(const struct row *row, unsigned long rep)
 	volatile char *p;
 	int rc;
 
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = mmap((void *)SPARSE_ADDR, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+		 -1, 0);
 	if (p == MAP_FAILED)
-		return fail("mmap %lu GiB: %s", opt.sparse_gib, strerror(errno));
+		return fail("mmap %lu GiB at %#lx: %s", opt.sparse_gib, SPARSE_ADDR,
+			    strerror(errno));
 	if (madvise((void *)p, len, MADV_NOHUGEPAGE))
 		return fail("madvise: %s", strerror(errno));
 	begin(row, rep);
@@ -712,9 +745,18 @@ static bool selected(const struct row *row, const char *sel)
 	return false;
 }
 
-/* Quiet, predictable mm settings: THP only where asked, no khugepaged. */
+/*
+ * Quiet, predictable mm settings: fixed per-CPU page lists, THP only where
+ * asked, no khugepaged.
+ */
 static void setup_system(void)
 {
+	/*
+	 * Fixed per-CPU page-list limits: by default the page allocator tunes
+	 * them over time (a delayed work), so freeing 1 GiB cost from 226 M
+	 * to 231 M instructions from one repetition to the next.
+	 */
+	write_file("/proc/sys/vm/percpu_pagelist_high_fraction", "8");
 	write_file("/sys/kernel/mm/transparent_hugepage/enabled", "madvise");
 	write_file("/sys/kernel/mm/transparent_hugepage/defrag", "madvise");
 	write_file("/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs",
