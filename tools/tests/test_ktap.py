@@ -1,6 +1,7 @@
 """Tests of tools/ktap.py on serial logs captured from real boots."""
 
 import os
+import tempfile
 import unittest
 
 from tools import ktap
@@ -83,7 +84,7 @@ class KexecAndResume(unittest.TestCase):
     def test_strict_stop_in_the_relocation_copy_fails(self):
         run = load("resume-kexec-unfixed.log")
         self.assertIn("guest did not reach 'done' (hang, crash or timeout)", run.problems)
-        self.assertIn("KUnit suite kpkeys_hardened_pgtables did not run",
+        self.assertIn("expected suite kpkeys_hardened_pgtables did not run",
                       ktap.load(["k=" + os.path.join(DATA, "resume-kexec-unfixed.log")
                                  + "=kpkeys_hardened_pgtables"])[0].problems)
         self.assertTrue(any("unexpected EL1 overlay violation" in n for n in run.notes))
@@ -167,6 +168,60 @@ kpkeys-guest: done
         with open(os.devnull, "w") as null:
             t = ktap.report([self.run], out=null)
         self.assertEqual((t[ktap.PASS], t[ktap.FAIL], t[ktap.SKIP]), (2, 2, 3))
+
+
+class VmallocAndLkdtm(unittest.TestCase):
+    """test_vmalloc's summaries at boot, and an LKDTM test that oopses on
+    purpose (lines in the kernel's and the runners' formats)."""
+
+    LOG = """\
+[    9.0] Summary: fix_size_alloc_test passed: 1 failed: 0 xfailed: 0 repeat: 1 loops: 500 avg: 98 usec
+[    9.1] Summary: align_shift_alloc_test passed: 0 failed: 0 xfailed: 1 repeat: 1 loops: 500 avg: 3 usec
+[    9.2] Summary: vm_map_ram_test passed: 0 failed: 1 xfailed: 0 repeat: 1 loops: 500 avg: 7 usec
+kpkeys-guest: begin kernel=7.3.4 cpus=2
+kpkeys-guest: kselftest-begin lkdtm:PGTABLE_WRITE_KERNEL.sh
+TAP version 13
+1..1
+# selftests: lkdtm: PGTABLE_WRITE_KERNEL.sh
+[   20.0] Unable to handle kernel write to read-only memory at virtual address ffff800080a01000
+[   20.0] Internal error: Oops: 000000009600004f [#1]  SMP
+# [   20.0] lkdtm: attempting a plain write to the kernel PTE of ffff800082a6c000 at ffff000040a01360
+# PGTABLE_WRITE_KERNEL: saw 'write to read-only memory': ok
+ok 1 selftests: lkdtm: PGTABLE_WRITE_KERNEL.sh
+kpkeys-guest: kselftest-end lkdtm:PGTABLE_WRITE_KERNEL.sh rc=0
+kpkeys-guest: kselftest-begin kpkeys:hardened_pgtables
+TAP version 13
+1..1
+# selftests: kpkeys: hardened_pgtables
+[   21.0] Internal error: Oops: 0000000096000004 [#2]  SMP
+not ok 1 selftests: kpkeys: hardened_pgtables # exit=139
+kpkeys-guest: kselftest-end kpkeys:hardened_pgtables rc=1
+kpkeys-guest: done
+"""
+
+    def setUp(self):
+        self.run = ktap.parse_log("vmalloc-lkdtm", self.LOG)
+
+    def test_vmalloc_summaries_are_a_suite(self):
+        s = suite(self.run, "test_vmalloc")
+        self.assertEqual([(c.name, c.status) for c in s.cases],
+                         [("fix_size_alloc_test", ktap.PASS),
+                          ("align_shift_alloc_test", ktap.PASS),
+                          ("vm_map_ram_test", ktap.FAIL)])
+        self.assertEqual(s.cases[1].reason, "1 expected failures")
+
+    def test_lkdtm_oops_is_left_to_lkdtm(self):
+        self.assertEqual(suite(self.run, "lkdtm:PGTABLE_WRITE_KERNEL.sh").count(ktap.PASS), 1)
+        self.assertEqual(self.run.problems,
+                         ["kernel: Internal error: Oops: 0000000096000004 [#2]  SMP"])
+
+    def test_expected_suite_may_be_test_vmalloc(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
+            f.write(self.LOG)
+            f.flush()
+            run, = ktap.load([f"a={f.name}=test_vmalloc nosuch"])
+        self.assertEqual([p for p in run.problems if "did not run" in p],
+                         ["expected suite nosuch did not run"])
 
 
 if __name__ == "__main__":
