@@ -6,6 +6,10 @@
 #   make series           export build/linux base..HEAD back to patches/
 #   make defconfig-build  arm64 defconfig + CONFIG_KPKEYS_HARDENED_PGTABLES=y, W=1
 #   make prefixes         build and boot every prefix of the series (bisectability)
+#   make kunit            the kpkeys KUnit suite with the kernel's kunit.py, under
+#                         the emulator in strict mode
+#   make matrix           page sizes, VA sizes, vCPUs, PREEMPT_RT under strict
+#                         emulation: a kernel build per row (hours; not in check)
 #   make bench            the seed's performance table with exact event counts
 #                         from the emulator, four kernels (bench/README.md)
 #   make deps             install host packages and the Debian 13 QEMU root
@@ -16,7 +20,7 @@
 # POE=off boots without the emulator: make run POE=off
 export POE
 
-.PHONY: run check tree series defconfig-build prefixes bench deps clean
+.PHONY: run check tree series defconfig-build prefixes kunit matrix bench deps clean
 
 run:
 	@tools/run
@@ -35,6 +39,12 @@ defconfig-build:
 
 prefixes:
 	@tools/build-prefixes
+
+kunit:
+	@tools/kunit
+
+matrix:
+	@tools/config-matrix
 
 bench:
 	@tools/bench
