@@ -14,14 +14,27 @@
  * PSTATE on every access. AArch32 EL0 code is not checked at all (its
  * words would be misread as A64): its gates are closed.
  *
+ * Addresses: a TB runs at every virtual address that maps its physical
+ * page (QEMU's CF_PCREL, see poe_insn_pc()), so the address seen at
+ * translation is used for nothing but its page offset and its half
+ * (TTBR0/TTBR1): EL0 code is never in the TTBR1 half, and the kernel's
+ * text is mapped at one address there. Whatever needs the address an
+ * instruction runs at (a fault's ELR, a literal's address, a strict
+ * report, a fetch check in the TTBR0 half) reads it at run time.
+ *
  * Instruction fetch: the first instruction of each TB, and the first one
- * on the TB's second page if it crosses one, checks X for its page. The
- * check is conditional on per-vCPU bounds of the pages known executable
- * (the TB's page is the immediate): it runs only when execution leaves the
- * run of pages last found executable (the leaf entries next to the
- * fetched one in its table that also grant X, found by reading the table),
- * and never while no key lacks X. The bounds are reset whenever the answer may change
- * (POR, TCR2, EL, TLB invalidation).
+ * on the TB's second page if it crosses one, checks X for its page,
+ * never while no key lacks X, and only when execution leaves the run of
+ * pages last found executable (the leaf entries next to the fetched one in
+ * its table that also grant X, found by reading the table). The bounds of
+ * that run are reset whenever the answer may change (POR, TCR2, EL, TLB
+ * invalidation). In the TTBR1 half the bounds are a gate: two conditional
+ * callbacks compare them with the TB's page, which the kernel's text maps
+ * at one address only. In the TTBR0 half a program's text or a shared
+ * library is the same TB in every process, at another address in each, so
+ * the page known at translation cannot be compared: a callback runs at
+ * every TB start while some key lacks X (which, for EL0 under Linux, is
+ * always once a process runs with POE), reads the address and compares.
  *
  * MOPS (CPY*, SET*): each of the prologue, main and epilogue instructions
  * is checked, every time it executes, for the bytes that QEMU's
@@ -53,13 +66,13 @@
 /* An instruction instrumented at translation time. */
 struct poe_insn {
 	struct ls_insn d;
-	uint64_t pc;
+	uint64_t vaddr;		/* at translation: see poe_insn_pc() */
 	uint32_t word;
-	bool high;		/* PC in the TTBR1 half: runs at EL1 */
+	bool high;		/* in the TTBR1 half: runs at EL1 */
 };
 
 struct fetch_insn {
-	uint64_t pc;
+	uint64_t vaddr;
 	bool high;
 };
 
@@ -86,7 +99,8 @@ static void check_strict(struct poe_vcpu *v, const struct poe_insn *pi,
 
 	if (vd->cont_mixed)
 		poe_strict_abort(v, "access through a contiguous group whose "
-				 "POIndex is not uniform", pi->pc, pi->word,
+				 "POIndex is not uniform",
+				 poe_insn_pc(pi->vaddr), pi->word,
 				 insn_text(pi, text, sizeof(text)), vd->va,
 				 vd->key, por);
 	if (!v->unsynced || el0_perms)
@@ -96,7 +110,8 @@ static void check_strict(struct poe_vcpu *v, const struct poe_insn *pi,
 		poe_strict_abort(v, "EL1 access between a POR_EL1/TCR2_EL1 "
 				 "write and the next context synchronisation, "
 				 "with another verdict under each value "
-				 "(missing ISB?)", pi->pc, pi->word,
+				 "(missing ISB?)", poe_insn_pc(pi->vaddr),
+				 pi->word,
 				 insn_text(pi, text, sizeof(text)), va,
 				 vd->allowed ? vw.key : vd->key,
 				 v->wr.por_el1);
@@ -104,11 +119,11 @@ static void check_strict(struct poe_vcpu *v, const struct poe_insn *pi,
 
 __attribute__((noreturn))
 static void deliver(struct poe_vcpu *v, const struct poe_insn *pi,
-		    unsigned el, bool write_side,
+		    uint64_t pc, unsigned el, bool write_side,
 		    const struct poe_verdict *vd, uint64_t por)
 {
 	struct poe_fault_info fi = {
-		.pc = pi->pc, .el = el, .por = por, .what = pi->d.name,
+		.pc = pc, .el = el, .por = por, .what = pi->d.name,
 		.kind = ls_kind_name(pi->d.kind),
 		.cm = pi->d.flags & LS_F_CM,
 		/* an atomic that lacks R faults on its read: WnR = 0 */
@@ -129,6 +144,7 @@ static void check_range(struct poe_vcpu *v, const struct poe_insn *pi,
 	uint64_t por = el0_perms ? v->eff.por_el0 : v->eff.por_el1;
 	struct poe_verdict vd;
 	char text[64];
+	uint64_t pc;
 
 	v->checked++;
 	poe_check(v, va, size, need, el0_perms, &v->eff, &vd);
@@ -136,14 +152,15 @@ static void check_range(struct poe_vcpu *v, const struct poe_insn *pi,
 		check_strict(v, pi, el0_perms, va, size, need, &vd, por);
 	if (likely(vd.allowed))
 		return;
-	if (el == 1 && poe_opts.strict && !poe_strict_expected(pi->pc) &&
-	    !poe_strict_allowed(v, pi->pc, vd.va, vd.key, por))
+	pc = poe_insn_pc(pi->vaddr);
+	if (el == 1 && poe_opts.strict && !poe_strict_expected(pc) &&
+	    !poe_strict_allowed(v, pc, vd.va, vd.key, por))
 		poe_strict_abort(v, "unexpected EL1 overlay violation (no "
 				 "exception-table fixup for this pc: the "
-				 "kernel would oops)", pi->pc, pi->word,
+				 "kernel would oops)", pc, pi->word,
 				 insn_text(pi, text, sizeof(text)), vd.va,
 				 vd.key, por);
-	deliver(v, pi, el, write_side, &vd, por);
+	deliver(v, pi, pc, el, write_side, &vd, por);
 }
 
 /* bytes from a to the next page boundary */
@@ -264,7 +281,9 @@ static void ls_cb(unsigned vcpu, void *ud)
 	       poe_gpr_read(d->rn, !(d->flags & LS_F_XZR));
 	if (d->flags & LS_F_REGOFF)
 		index = poe_gpr_read(d->rm, false);
-	ea = ls_ea(d, base, index, pi->pc);
+	/* the only address an access needs from its instruction's */
+	ea = ls_ea(d, base, index, (d->flags & LS_F_LITERAL) ?
+				   poe_insn_pc(pi->vaddr) : 0);
 	if (d->flags & LS_F_PAC)
 		ea = poe_strip_pac(v, ea);
 	check_range(v, pi, el, el0_perms, ea, d->size, access_need(d),
@@ -310,7 +329,7 @@ static size_t gate_field(const struct ls_insn *d, bool high)
 }
 
 bool poe_check_instrument_access(struct qemu_plugin_insn *insn,
-				 uint32_t word, uint64_t pc)
+				 uint32_t word, uint64_t vaddr)
 {
 	struct poe_insn *pi;
 	struct ls_insn d;
@@ -319,9 +338,9 @@ bool poe_check_instrument_access(struct qemu_plugin_insn *insn,
 		return false;
 	pi = g_new0(struct poe_insn, 1);
 	pi->d = d;
-	pi->pc = pc;
+	pi->vaddr = vaddr;
 	pi->word = word;
-	pi->high = pc >> 63;
+	pi->high = vaddr >> 63;
 	qemu_plugin_register_vcpu_insn_exec_cond_cb(
 		insn, ls_cb, QEMU_PLUGIN_CB_RW_REGS_PC, QEMU_PLUGIN_COND_NE,
 		poe_score_u64(gate_field(&d, pi->high)), 0, pi);
@@ -363,34 +382,31 @@ static void xrun_add(struct poe_vcpu *v, unsigned who, uint64_t lo,
 		v->xruns_n++;
 }
 
-static void fetch_cb(unsigned vcpu, void *ud)
+/* Check the fetch of pc, at EL1 if high; bounds or a fault follow. */
+static void fetch_check(struct poe_vcpu *v, uint64_t pc, bool high)
 {
-	const struct fetch_insn *fi = ud;
-	struct poe_vcpu *v = poe_vcpu(vcpu);
 	uint64_t gen = poe_tlb_generation();
-	unsigned el = fi->high ? 1 : v->el;
+	unsigned el = high ? 1 : v->el;
+	unsigned who = high ? 1 : el ? 2 : 0;
+	uint64_t page = pc & ~(PAGE - 1);
 	struct poe_verdict vd;
 	uint64_t lo, hi;
 
-	unsigned who = fi->high ? 1 : el ? 2 : 0;
-	uint64_t page = fi->pc & ~(PAGE - 1);
-
 	if (v->redirect)
 		return;
-	v->st.fetch_calls++;
 	if (!(el ? v->x_el1 : v->x_el0) || (el == 0 && v->aarch32)) {
-		poe_fetch_known(v, fi->high, 0, ~0ull);	/* no key lacks X */
+		poe_fetch_known(v, high, 0, ~0ull);	/* no key lacks X */
 		return;
 	}
 	if (xrun_find(v, who, page, &lo, &hi)) {
-		poe_fetch_known(v, fi->high, lo, hi);
+		poe_fetch_known(v, high, lo, hi);
 		return;
 	}
 	v->st.fetch_checks++;
-	poe_check(v, fi->pc, 4, NEED_X, el == 0, &v->eff, &vd);
+	poe_check(v, pc, 4, NEED_X, el == 0, &v->eff, &vd);
 	if (!vd.allowed) {
 		struct poe_fault_info f = {
-			.pc = fi->pc, .el = el, .exec = true,
+			.pc = pc, .el = el, .exec = true,
 			.por = el ? v->eff.por_el1 : v->eff.por_el0,
 			.what = "fetch", .kind = "exec",
 		};
@@ -398,38 +414,65 @@ static void fetch_cb(unsigned vcpu, void *ud)
 		if (el == 1 && poe_opts.strict)
 			poe_strict_abort(v, "EL1 instruction fetch denied by "
 					 "the overlay (the kernel would hang)",
-					 fi->pc, 0, "fetch", fi->pc, vd.key,
-					 f.por);
+					 pc, 0, "fetch", pc, vd.key, f.por);
 		poe_fault_deliver(v, &f, &vd);
 	}
-	poe_fetch_run(v, fi->pc, el == 0, &v->eff, &lo, &hi);
-	poe_fetch_known(v, fi->high, lo, hi);
+	poe_fetch_run(v, pc, el == 0, &v->eff, &lo, &hi);
+	poe_fetch_known(v, high, lo, hi);
 	xrun_add(v, who, lo, hi);
 	if (poe_tlb_generation() != gen)	/* raced with a TLBI */
 		poe_fetch_forget(v);
 }
 
+/* TTBR1 half: outside the bounds (the gate compared them) */
+static void fetch_high_cb(unsigned vcpu, void *ud)
+{
+	const struct fetch_insn *fi = ud;
+	struct poe_vcpu *v = poe_vcpu(vcpu);
+
+	v->st.fetch_calls++;
+	fetch_check(v, fi->vaddr, true);
+}
+
+/* TTBR0 half: some key lacks X; compare the page it runs at */
+static void fetch_low_cb(unsigned vcpu, void *ud)
+{
+	const struct fetch_insn *fi = ud;
+	struct poe_vcpu *v = poe_vcpu(vcpu);
+	uint64_t pc = poe_insn_pc(fi->vaddr), page = pc & ~(PAGE - 1);
+
+	v->st.fetch_calls++;
+	if (v->xlo_cur <= page && page <= v->xhi_cur)
+		return;
+	fetch_check(v, pc, false);
+}
+
 /*
- * Two conditional callbacks bound the known-executable pages [lo, hi]:
- * one runs if lo > page, the other if hi < page, so neither runs inside
- * the bounds, nor at all while no key lacks X (lo 0, hi ~0).
+ * TTBR1 half: two conditional callbacks bound the known-executable pages
+ * [lo, hi]: one runs if lo > page, the other if hi < page, so neither runs
+ * inside the bounds, nor at all while no key lacks X (lo 0, hi ~0).
+ * TTBR0 half: one, while some key lacks X.
  */
-void poe_check_instrument_fetch(struct qemu_plugin_insn *insn, uint64_t pc)
+void poe_check_instrument_fetch(struct qemu_plugin_insn *insn, uint64_t vaddr)
 {
 	struct fetch_insn *fi = g_new0(struct fetch_insn, 1);
-	bool high = pc >> 63;
-	uint64_t page = pc & ~(PAGE - 1);
+	uint64_t page = vaddr & ~(PAGE - 1);
 
-	fi->pc = pc;
-	fi->high = high;
+	fi->vaddr = vaddr;
+	fi->high = vaddr >> 63;
+	if (!fi->high) {
+		qemu_plugin_register_vcpu_insn_exec_cond_cb(
+			insn, fetch_low_cb, QEMU_PLUGIN_CB_RW_REGS_PC,
+			QEMU_PLUGIN_COND_NE,
+			poe_score_u64(offsetof(struct poe_score, x_cur)), 0, fi);
+		return;
+	}
 	qemu_plugin_register_vcpu_insn_exec_cond_cb(
-		insn, fetch_cb, QEMU_PLUGIN_CB_RW_REGS_PC, QEMU_PLUGIN_COND_GT,
-		poe_score_u64(high ? offsetof(struct poe_score, xlo_el1) :
-				     offsetof(struct poe_score, xlo_cur)),
-		page, fi);
+		insn, fetch_high_cb, QEMU_PLUGIN_CB_RW_REGS_PC,
+		QEMU_PLUGIN_COND_GT,
+		poe_score_u64(offsetof(struct poe_score, xlo_el1)), page, fi);
 	qemu_plugin_register_vcpu_insn_exec_cond_cb(
-		insn, fetch_cb, QEMU_PLUGIN_CB_RW_REGS_PC, QEMU_PLUGIN_COND_LT,
-		poe_score_u64(high ? offsetof(struct poe_score, xhi_el1) :
-				     offsetof(struct poe_score, xhi_cur)),
-		page, fi);
+		insn, fetch_high_cb, QEMU_PLUGIN_CB_RW_REGS_PC,
+		QEMU_PLUGIN_COND_LT,
+		poe_score_u64(offsetof(struct poe_score, xhi_el1)), page, fi);
 }

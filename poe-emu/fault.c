@@ -116,7 +116,7 @@ void poe_fault_discon(struct poe_vcpu *v, enum qemu_plugin_discon_type type)
 }
 
 struct mrs_insn {
-	uint64_t pc;
+	uint64_t vaddr;		/* at translation: see poe_insn_pc() */
 	uint8_t which, rt;
 };
 
@@ -148,7 +148,7 @@ static void mrs_cb(unsigned vcpu, void *ud)
 	}
 	update_pending(v);
 	poe_gpr_write(m->rt, val);
-	qemu_plugin_set_pc(m->pc + 4);
+	qemu_plugin_set_pc(poe_insn_pc(m->vaddr) + 4);
 }
 
 void poe_fault_instrument_mrs(struct qemu_plugin_insn *insn,
@@ -156,7 +156,7 @@ void poe_fault_instrument_mrs(struct qemu_plugin_insn *insn,
 {
 	struct mrs_insn *m = g_new0(struct mrs_insn, 1);
 
-	m->pc = qemu_plugin_insn_vaddr(insn);
+	m->vaddr = qemu_plugin_insn_vaddr(insn);
 	m->which = which;
 	m->rt = rt;
 	qemu_plugin_register_vcpu_insn_exec_cond_cb(

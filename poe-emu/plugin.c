@@ -30,6 +30,7 @@
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 static GMutex init_lock;
+static qemu_plugin_id_t plugin_id;
 
 static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
 {
@@ -39,24 +40,25 @@ static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
 	(void)ud;
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		uint64_t pc = qemu_plugin_insn_vaddr(insn);
+		/* where it runs first, maybe not later: see poe_insn_pc() */
+		uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
 		struct sys_insn si;
 		uint32_t word;
 
-		count_instrument_insn(insn, pc);	/* first, see count.c */
-		if (i == 0 || (pc & ~0xfffull) != page) {
-			page = pc & ~0xfffull;
-			poe_check_instrument_fetch(insn, pc);
+		count_instrument_insn(insn, vaddr);	/* first, see count.c */
+		if (i == 0 || (vaddr & ~0xfffull) != page) {
+			page = vaddr & ~0xfffull;
+			poe_check_instrument_fetch(insn, vaddr);
 		}
 		/* a 2-byte Thumb instruction: AArch32 is not instrumented */
 		if (qemu_plugin_insn_data(insn, &word, 4) != 4)
 			continue;
 		if (sys_decode(word, &si)) {
 			count_instrument_sys(insn, &si);
-			poe_sysreg_instrument(insn, &si, pc);
+			poe_sysreg_instrument(insn, &si, vaddr);
 			continue;
 		}
-		poe_check_instrument_access(insn, word, pc);
+		poe_check_instrument_access(insn, word, vaddr);
 	}
 }
 
@@ -100,7 +102,7 @@ static void print_stats(const char *who, const struct poe_stats *s,
 	char *line = g_strdup_printf(
 		"poe-stats: %s por_el1_writes=%llu por_el0_writes=%llu "
 		"isb=%llu tlbi=%llu checked=%llu faults=%llu walks=%llu "
-		"fetch_calls=%llu fetch_checks=%llu resets=%llu\n",
+		"fetch_calls=%llu fetch_checks=%llu resets=%llu flushes=%llu\n",
 		who, (unsigned long long)s->por_el1_writes,
 		(unsigned long long)s->por_el0_writes,
 		(unsigned long long)isb, (unsigned long long)s->tlbi,
@@ -108,7 +110,8 @@ static void print_stats(const char *who, const struct poe_stats *s,
 		(unsigned long long)s->walks,
 		(unsigned long long)s->fetch_calls,
 		(unsigned long long)s->fetch_checks,
-		(unsigned long long)s->resets);
+		(unsigned long long)s->resets,
+		(unsigned long long)s->flushes);
 
 	fputs(line, stderr);	/* qemu_plugin_outs needs -d plugin */
 	poe_log_line(line);
@@ -138,6 +141,7 @@ static void at_exit(void *ud)
 		total.fetch_calls += s->fetch_calls;
 		total.fetch_checks += s->fetch_checks;
 		total.resets += s->resets;
+		total.flushes += s->flushes;
 		isb_total += isb;
 	}
 	if (poe_opts.stats)
@@ -146,6 +150,35 @@ static void at_exit(void *ud)
 	if (poe_opts.log)
 		fclose(poe_opts.log);
 	poe_opts.log = NULL;
+}
+
+static void register_callbacks(void *ud)
+{
+	(void)ud;
+	qemu_plugin_register_vcpu_tb_trans_cb(plugin_id, tb_trans, NULL);
+	qemu_plugin_register_vcpu_discon_cb(plugin_id, QEMU_PLUGIN_DISCON_ALL,
+					    discon, NULL);
+	qemu_plugin_register_atexit_cb(plugin_id, at_exit, NULL);
+}
+
+/*
+ * The kernel installs its vectors in the TTBR1 half. Until then it ran
+ * in the TTBR0 half: at physical addresses with the MMU off, then through
+ * the idmap (early_map_kernel() and the memset()/memcpy() it calls), and
+ * QEMU keeps one TB per physical page (CF_PCREL, see poe_insn_pc()), so
+ * it would run those TBs at the kernel's virtual addresses from now on,
+ * instrumented for the TTBR0 half: gated by the EL the vCPU is at
+ * (LDTR/STTR by EL1's permissions), fetch-checked at every TB start,
+ * counted as EL0 instructions. Flush them. QEMU's only way is a plugin
+ * reset, which drops every callback; the vCPU init callback is not needed
+ * again (QEMU virt creates every vCPU at start). Linux installs its
+ * vectors once per CPU start (boot, CPU online, resume, kexec), after
+ * which it runs kernel code in the TTBR0 half only through the idmap,
+ * code that runs nowhere else.
+ */
+static void vectors_installed(void)
+{
+	qemu_plugin_reset(plugin_id, register_callbacks, NULL);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
@@ -171,10 +204,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	count_init();
 	poe_state_init(info->system.max_vcpus > 0 ? info->system.max_vcpus : 1);
 
+	plugin_id = id;
+	poe_sysreg_on_vectors(vectors_installed);
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init, NULL);
-	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans, NULL);
-	qemu_plugin_register_vcpu_discon_cb(id, QEMU_PLUGIN_DISCON_ALL,
-					    discon, NULL);
-	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
+	register_callbacks(NULL);
 	return 0;
 }

@@ -136,6 +136,13 @@ bool qemu_plugin_write_register(struct qemu_plugin_register *handle,
 				GByteArray *buf);
 /* Does not return: leaves the TB and resumes at vaddr (needs RW_REGS_PC). */
 void qemu_plugin_set_pc(uint64_t vaddr);
+/*
+ * Unregister every callback of the plugin and flush the translated code,
+ * asynchronously (once no vCPU runs); then call cb(userdata), from where
+ * the plugin may register callbacks again.
+ */
+void qemu_plugin_reset(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb,
+		       void *userdata);
 
 /* 0 means success; other values are failure kinds we do not distinguish. */
 int qemu_plugin_read_memory_hwaddr(uint64_t addr, GByteArray *data, size_t len);

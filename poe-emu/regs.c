@@ -24,7 +24,7 @@ static const char *const reg_names[R_NUM] = {
 	[R_ID_AA64MMFR3_EL1] = "ID_AA64MMFR3_EL1", [R_ESR_EL1] = "ESR_EL1",
 	[R_FAR_EL1] = "FAR_EL1", [R_VBAR_EL1] = "VBAR_EL1",
 	[R_DCZID_EL0] = "DCZID_EL0", [R_CPSR] = "cpsr", [R_SP] = "sp",
-	[R_ELR_EL1] = "ELR_EL1", [R_SPSR_EL1] = "SPSR_EL1",
+	[R_ELR_EL1] = "ELR_EL1", [R_SPSR_EL1] = "SPSR_EL1", [R_PC] = "pc",
 };
 
 bool poe_regs_init(bool verbose)
@@ -107,4 +107,26 @@ void poe_gpr_write(unsigned n, uint64_t val)
 	g_byte_array_set_size(buf, sizeof(val));
 	memcpy(buf->data, &val, sizeof(val));
 	qemu_plugin_write_register(xreg[n], buf);
+}
+
+/*
+ * QEMU's aarch64 system-mode TBs are position independent (CF_PCREL): a
+ * TB is looked up by physical address and runs at every virtual address
+ * that maps the same physical page (a program's text in two processes, a
+ * shared library). So the vaddr the plugin saw at translation is only
+ * where the instruction ran first, and its page may be another process's.
+ * The "pc" register, read in a callback, is not that instruction's address
+ * either: QEMU writes the PC back only at the start of a TB and before
+ * some instructions, so it is the address of the TB's first instruction or
+ * of a later one up to this one, which is less than 4K before (a TB has at
+ * most 512 instructions). The two addresses of a shared page differ by a
+ * multiple of the page size, so an instruction keeps its offset in its
+ * page, and this one runs at the only address at or after that PC, less
+ * than 4K on, with vaddr's offset.
+ */
+uint64_t poe_insn_pc(uint64_t vaddr)
+{
+	uint64_t pc = read_handle(reg[R_PC]);
+
+	return pc + ((vaddr - pc) & 0xfff);
 }

@@ -17,7 +17,7 @@ enum poe_reg_id {
 	R_TCR_EL1, R_TTBR0_EL1, R_TTBR1_EL1, R_SCTLR_EL1, R_TCR2_EL1,
 	R_PIR_EL1, R_PIRE0_EL1, R_CPACR_EL1, R_ID_AA64MMFR3_EL1, R_ESR_EL1,
 	R_FAR_EL1, R_VBAR_EL1, R_DCZID_EL0, R_CPSR, R_SP, R_ELR_EL1,
-	R_SPSR_EL1, R_NUM
+	R_SPSR_EL1, R_PC, R_NUM
 };
 
 /* look the handles up (from a vCPU init callback); false if some lack */
@@ -29,5 +29,10 @@ uint64_t poe_reg_read(enum poe_reg_id id);
 uint64_t poe_gpr_read(unsigned n, bool sp);
 /* Xn = val; n == 31 (XZR) is ignored */
 void poe_gpr_write(unsigned n, uint64_t val);
+/*
+ * The address the instruction translated at vaddr is running at now
+ * (from a callback on that instruction): see regs.c.
+ */
+uint64_t poe_insn_pc(uint64_t vaddr);
 
 #endif

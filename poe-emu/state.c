@@ -127,23 +127,24 @@ static unsigned denies_el0(const struct poe_regs *r)
 	return (r->tcr2 & TCR2_E0POE) ? poe_por_denies(r->por_el0) : 0;
 }
 
-static void forget_half(struct poe_score *s, bool high)
+static void forget_high(struct poe_vcpu *v)
 {
-	if (high) {
-		s->xlo_el1 = ~0ull;
-		s->xhi_el1 = 0;
-	} else {
-		s->xlo_cur = ~0ull;
-		s->xhi_cur = 0;
-	}
+	struct poe_score *s = poe_score_of(v->index);
+
+	s->xlo_el1 = ~0ull;
+	s->xhi_el1 = 0;
+}
+
+static void forget_low(struct poe_vcpu *v)
+{
+	v->xlo_cur = ~0ull;
+	v->xhi_cur = 0;
 }
 
 void poe_fetch_forget(struct poe_vcpu *v)
 {
-	struct poe_score *s = poe_score_of(v->index);
-
-	forget_half(s, true);
-	forget_half(s, false);
+	forget_high(v);
+	forget_low(v);
 	v->x0_saved = false;
 	v->xruns_n = 0;
 }
@@ -155,19 +156,17 @@ void poe_fetch_forget(struct poe_vcpu *v)
  */
 static void fetch_switch_el(struct poe_vcpu *v, unsigned from, unsigned to)
 {
-	struct poe_score *s = poe_score_of(v->index);
-
 	if (from == 0 && to != 0) {
-		v->x0_lo = s->xlo_cur;
-		v->x0_hi = s->xhi_cur;
+		v->x0_lo = v->xlo_cur;
+		v->x0_hi = v->xhi_cur;
 		v->x0_saved = true;
-		forget_half(s, false);
+		forget_low(v);
 	} else if (to == 0 && v->x0_saved) {
-		s->xlo_cur = v->x0_lo;
-		s->xhi_cur = v->x0_hi;
+		v->xlo_cur = v->x0_lo;
+		v->xhi_cur = v->x0_hi;
 		v->x0_saved = false;
 	} else {
-		forget_half(s, false);
+		forget_low(v);
 	}
 }
 
@@ -180,8 +179,8 @@ void poe_fetch_known(struct poe_vcpu *v, bool high, uint64_t lo,
 		s->xlo_el1 = lo;
 		s->xhi_el1 = hi;
 	} else {
-		s->xlo_cur = lo;
-		s->xhi_cur = hi;
+		v->xlo_cur = lo;
+		v->xhi_cur = hi;
 	}
 }
 
@@ -211,6 +210,7 @@ static void update_gates(struct poe_vcpu *v)
 	s->wr_cur = !!(cur & DENY_W);
 	s->rw_cur = !!(cur & (DENY_R | DENY_W));
 	s->rw_any = s->rw_el1 | s->rw_el0;
+	s->x_cur = v->el ? v->x_el1 : !v->aarch32 && v->x_el0;
 	s->unsynced = v->unsynced;
 }
 

@@ -62,10 +62,13 @@ struct poe_score {
 	uint64_t pending;	/* a fault is being delivered: patch MRS */
 	uint64_t unsynced;	/* a POR/TCR2 write awaits an ISB */
 	/*
-	 * Instruction fetch: pages [xlo, xhi] (start addresses) are known
-	 * executable, per half; lo > hi: none. 0, ~0: all (no key lacks X).
+	 * Instruction fetch, TTBR1 half: pages [xlo_el1, xhi_el1] (start
+	 * addresses) are known executable; lo > hi: none; 0, ~0: all (no
+	 * key lacks X). TTBR0 half: x_cur is non-zero while some key lacks
+	 * X at the EL the vCPU is at (its bounds are in struct poe_vcpu,
+	 * see check.c for why they cannot be a gate).
 	 */
-	uint64_t xlo_el1, xhi_el1, xlo_cur, xhi_cur;
+	uint64_t xlo_el1, xhi_el1, x_cur;
 	uint64_t isb;		/* stats: ISBs executed (inline counter) */
 };
 
@@ -103,7 +106,7 @@ struct poe_fault {
 
 struct poe_stats {
 	uint64_t por_el1_writes, por_el0_writes, tlbi, faults, walks;
-	uint64_t fetch_calls, fetch_checks, resets;
+	uint64_t fetch_calls, fetch_checks, resets, flushes;
 };
 
 struct poe_vcpu {
@@ -118,6 +121,8 @@ struct poe_vcpu {
 	/* overlay enabled and POR restricting, per EL (effective values) */
 	bool live_el1, live_el0;
 	bool x_el1, x_el0;	/* some key lacks X */
+	/* TTBR0 half: pages [xlo_cur, xhi_cur] are known executable */
+	uint64_t xlo_cur, xhi_cur;
 	struct poe_regs eff;	/* in effect: what the checks use */
 	uint64_t tlb_gen;	/* broadcast invalidations applied (walk.c) */
 	uint64_t pir_el1, pire0_el1;

@@ -45,6 +45,7 @@ enum sys_kind {
 #define SR_ESR_EL1		SYSREG(3, 0, 5, 2, 0)
 #define SR_FAR_EL1		SYSREG(3, 0, 6, 0, 0)
 #define SR_ELR_EL1		SYSREG(3, 0, 4, 0, 1)
+#define SR_VBAR_EL1		SYSREG(3, 0, 12, 0, 0)
 
 #define SYS_MARKER_INSN		0xd5032ebfu	/* HINT #0x75 */
 

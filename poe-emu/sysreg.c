@@ -19,6 +19,10 @@
  * PIR_EL1/PIRE0_EL1 values are recorded when written (the soft TLB keeps
  * PIIndex, not permissions, so nothing needs flushing).
  *
+ * A write of VBAR_EL1 with an address in the TTBR1 half (the kernel
+ * installs its vectors) is reported to plugin.c, which flushes QEMU's
+ * translations (see there).
+ *
  * PSCI CPU_OFF: QEMU resets a vCPU that it powers on again, so the
  * plugin's state of the calling vCPU goes back to reset values (POR_ELx
  * and TCR2 zero, EL1, soft TLB empty, translation registers re-read):
@@ -38,11 +42,14 @@
 enum sr_op {
 	OP_MRS_POR_EL0, OP_MSR_POR_EL0, OP_MRS_POR_EL1, OP_MSR_POR_EL1,
 	OP_MRS_MMFR3, OP_MRS_TCR2, OP_MSR_TCR2, OP_MSR_PIR, OP_MSR_PIRE0,
-	OP_MSR_MMU, OP_MSR_TTBR0, OP_MSR_TTBR1, OP_TLBI, OP_TLBI_BCAST, OP_ERET, OP_ISB, OP_PSCI,
+	OP_MSR_MMU, OP_MSR_TTBR0, OP_MSR_TTBR1, OP_MSR_VBAR, OP_TLBI,
+	OP_TLBI_BCAST, OP_ERET, OP_ISB, OP_PSCI,
 };
 
+static void (*vectors_hook)(void);
+
 struct sr_insn {
-	uint64_t pc;
+	uint64_t vaddr;		/* at translation: see poe_insn_pc() */
 	uint32_t word;
 	uint8_t op, rt;
 	bool high;
@@ -117,6 +124,12 @@ static void sr_cb(unsigned vcpu, void *ud)
 	case OP_TLBI:
 		tlbi(v, s, s->op == OP_TLBI_BCAST);
 		return;
+	case OP_MSR_VBAR:
+		if (vectors_hook && (poe_gpr_read(s->rt, false) >> 55 & 1)) {
+			v->st.flushes++;
+			vectors_hook();
+		}
+		return;
 	case OP_MSR_MMU:
 		poe_mmu_changed(v, -1);
 		return;
@@ -172,19 +185,20 @@ static void sr_cb(unsigned vcpu, void *ud)
 		v->pire0_el1 = poe_gpr_read(s->rt, false);
 		return;
 	}
-	qemu_plugin_set_pc(s->pc + 4);	/* skip the instruction; no return */
+	/* skip the instruction, where it runs; does not return */
+	qemu_plugin_set_pc(poe_insn_pc(s->vaddr) + 4);
 }
 
-static void add_cb(struct qemu_plugin_insn *insn, uint64_t pc,
+static void add_cb(struct qemu_plugin_insn *insn, uint64_t vaddr,
 		   enum sr_op op, unsigned rt)
 {
 	struct sr_insn *s = g_new0(struct sr_insn, 1);
 
-	s->pc = pc;
+	s->vaddr = vaddr;
 	qemu_plugin_insn_data(insn, &s->word, 4);
 	s->op = op;
 	s->rt = rt;
-	s->high = pc >> 63;
+	s->high = vaddr >> 63;
 	if (op == OP_ISB) {
 		/* free unless a POR/TCR2 write awaits synchronisation */
 		qemu_plugin_register_vcpu_insn_exec_cond_cb(
@@ -198,26 +212,26 @@ static void add_cb(struct qemu_plugin_insn *insn, uint64_t pc,
 }
 
 static bool instrument_reg(struct qemu_plugin_insn *insn,
-			   const struct sys_insn *si, uint64_t pc)
+			   const struct sys_insn *si, uint64_t vaddr)
 {
 	bool msr = si->kind == SYS_MSR;
 	unsigned rt = si->rt;
 
 	switch (si->reg) {
 	case SR_POR_EL0:
-		add_cb(insn, pc, msr ? OP_MSR_POR_EL0 : OP_MRS_POR_EL0, rt);
+		add_cb(insn, vaddr, msr ? OP_MSR_POR_EL0 : OP_MRS_POR_EL0, rt);
 		return true;
 	case SR_POR_EL1:
-		add_cb(insn, pc, msr ? OP_MSR_POR_EL1 : OP_MRS_POR_EL1, rt);
+		add_cb(insn, vaddr, msr ? OP_MSR_POR_EL1 : OP_MRS_POR_EL1, rt);
 		return true;
 	case SR_TCR2_EL1:
-		add_cb(insn, pc, msr ? OP_MSR_TCR2 : OP_MRS_TCR2, rt);
+		add_cb(insn, vaddr, msr ? OP_MSR_TCR2 : OP_MRS_TCR2, rt);
 		return true;
 	}
 	if (!msr) {
 		switch (si->reg) {
 		case SR_ID_AA64MMFR3_EL1:
-			add_cb(insn, pc, OP_MRS_MMFR3, rt);
+			add_cb(insn, vaddr, OP_MRS_MMFR3, rt);
 			return true;
 		case SR_ESR_EL1:
 			poe_fault_instrument_mrs(insn, R_ESR_EL1, rt);
@@ -233,27 +247,30 @@ static bool instrument_reg(struct qemu_plugin_insn *insn,
 	}
 	switch (si->reg) {
 	case SR_PIR_EL1:
-		add_cb(insn, pc, OP_MSR_PIR, rt);
+		add_cb(insn, vaddr, OP_MSR_PIR, rt);
 		return true;
 	case SR_PIRE0_EL1:
-		add_cb(insn, pc, OP_MSR_PIRE0, rt);
+		add_cb(insn, vaddr, OP_MSR_PIRE0, rt);
 		return true;
 	case SR_TTBR0_EL1:
-		add_cb(insn, pc, OP_MSR_TTBR0, rt);
+		add_cb(insn, vaddr, OP_MSR_TTBR0, rt);
 		return true;
 	case SR_TTBR1_EL1:
-		add_cb(insn, pc, OP_MSR_TTBR1, rt);
+		add_cb(insn, vaddr, OP_MSR_TTBR1, rt);
 		return true;
 	case SR_TCR_EL1:
 	case SR_SCTLR_EL1:
-		add_cb(insn, pc, OP_MSR_MMU, rt);
+		add_cb(insn, vaddr, OP_MSR_MMU, rt);
+		return true;
+	case SR_VBAR_EL1:
+		add_cb(insn, vaddr, OP_MSR_VBAR, rt);
 		return true;
 	}
 	return false;
 }
 
 bool poe_sysreg_instrument(struct qemu_plugin_insn *insn,
-			   const struct sys_insn *si, uint64_t pc)
+			   const struct sys_insn *si, uint64_t vaddr)
 {
 	switch (si->kind) {
 	case SYS_ISB:
@@ -262,22 +279,27 @@ bool poe_sysreg_instrument(struct qemu_plugin_insn *insn,
 				insn, QEMU_PLUGIN_INLINE_ADD_U64,
 				poe_score_u64(offsetof(struct poe_score, isb)),
 				1);
-		add_cb(insn, pc, OP_ISB, 0);
+		add_cb(insn, vaddr, OP_ISB, 0);
 		return true;
 	case SYS_ERET:
-		add_cb(insn, pc, OP_ERET, 0);
+		add_cb(insn, vaddr, OP_ERET, 0);
 		return true;
 	case SYS_TLBI:
-		add_cb(insn, pc, si->bcast ? OP_TLBI_BCAST : OP_TLBI, si->rt);
+		add_cb(insn, vaddr, si->bcast ? OP_TLBI_BCAST : OP_TLBI, si->rt);
 		return true;
 	case SYS_HVC:
 	case SYS_SMC:
-		add_cb(insn, pc, OP_PSCI, 0);
+		add_cb(insn, vaddr, OP_PSCI, 0);
 		return true;
 	case SYS_MRS:
 	case SYS_MSR:
-		return instrument_reg(insn, si, pc);
+		return instrument_reg(insn, si, vaddr);
 	default:
 		return false;
 	}
+}
+
+void poe_sysreg_on_vectors(void (*hook)(void))
+{
+	vectors_hook = hook;
 }

@@ -8,8 +8,16 @@
 #include "qemu-plugin-api.h"
 #include "sysdec.h"
 
-/* instrument a system instruction; false if it is none of ours */
+/*
+ * instrument a system instruction translated at vaddr (see
+ * poe_insn_pc()); false if it is none of ours
+ */
 bool poe_sysreg_instrument(struct qemu_plugin_insn *insn,
-			   const struct sys_insn *si, uint64_t pc);
+			   const struct sys_insn *si, uint64_t vaddr);
+/*
+ * hook: called when a vCPU writes VBAR_EL1 with an address in the TTBR1
+ * half (before the write takes effect)
+ */
+void poe_sysreg_on_vectors(void (*hook)(void));
 
 #endif

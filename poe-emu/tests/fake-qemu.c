@@ -21,9 +21,10 @@ static const char *const sys_names[] = {
 	"ID_AA64MMFR1_EL1",
 };
 #define NSYS (sizeof(sys_names) / sizeof(sys_names[0]))
-/* register handles: 1..31 x0..x30, 32 sp, 33 cpsr, 64 + i sysregs */
+/* register handles: 1..31 x0..x30, 32 sp, 33 cpsr, 34 pc, 64 + i sysregs */
 #define H_SP	32
 #define H_CPSR	33
+#define H_PC	34
 #define H_SYS	64
 
 static qemu_plugin_vcpu_udata_cb_t init_cb;
@@ -210,6 +211,8 @@ GArray *qemu_plugin_get_registers(void)
 	g_array_append_val(a, d);
 	d = desc(H_CPSR, "cpsr");
 	g_array_append_val(a, d);
+	d = desc(H_PC, "pc");
+	g_array_append_val(a, d);
 	for (i = 0; i < NSYS; i++) {
 		d = desc(H_SYS + i, sys_names[i]);
 		g_array_append_val(a, d);
@@ -227,6 +230,8 @@ static uint64_t *reg_slot(uintptr_t h)
 		return &c->sp;
 	if (h == H_CPSR)
 		return &c->cpsr;
+	if (h == H_PC)
+		return &c->pc;
 	if (h >= H_SYS && h < H_SYS + NSYS)
 		return &c->sys[h - H_SYS];
 	return NULL;
@@ -265,6 +270,23 @@ uint64_t *fake_sys(unsigned vcpu, const char *name)
 			return &fake_cpus[vcpu].sys[i];
 	fprintf(stderr, "fake-qemu: no register %s\n", name);
 	abort();
+}
+
+unsigned fake_resets;
+
+/* synchronous here: no vCPU runs while a test is not executing one */
+void qemu_plugin_reset(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb,
+		       void *userdata)
+{
+	(void)id;
+	fake_resets++;
+	init_cb = NULL;
+	trans_cb = NULL;
+	exit_cb = NULL;
+	discon_cb = NULL;
+	translated = NULL;	/* the flush */
+	if (cb)
+		cb(userdata);
 }
 
 void qemu_plugin_set_pc(uint64_t vaddr)
@@ -399,13 +421,17 @@ static bool cond_true(const struct fake_op *op)
 	}
 }
 
-uint64_t fake_exec(unsigned vcpu, uint64_t pc, uint32_t word)
+unsigned fake_pc_lag;
+
+uint64_t fake_exec_at(unsigned vcpu, uint64_t vaddr, uint64_t run_pc,
+		      uint32_t word)
 {
-	struct qemu_plugin_insn *insn = translate(pc, word);
+	struct qemu_plugin_insn *insn = translate(vaddr, word);
 	volatile unsigned k;
 
 	cur = vcpu;
 	cbs_run = 0;
+	fake_cpus[vcpu].pc = run_pc - fake_pc_lag;
 	if (sigsetjmp(exec_jmp, 0))
 		return new_pc;
 	for (k = 0; k < insn->nops; k++) {
@@ -420,7 +446,12 @@ uint64_t fake_exec(unsigned vcpu, uint64_t pc, uint32_t word)
 			op->cb(cur, op->ud);
 		}
 	}
-	return pc + 4;
+	return run_pc + 4;
+}
+
+uint64_t fake_exec(unsigned vcpu, uint64_t pc, uint32_t word)
+{
+	return fake_exec_at(vcpu, pc, pc, word);
 }
 
 unsigned fake_ops_on(uint64_t pc, uint32_t word)

@@ -25,6 +25,7 @@
 /* Registers the fake exposes, by name (fake_reg()). */
 struct fake_cpu {
 	uint64_t x[31], sp, cpsr;
+	uint64_t pc;		/* as QEMU's: see fake_pc_lag */
 	uint64_t sys[32];	/* by fake_sysreg_index(name) */
 };
 
@@ -41,6 +42,22 @@ uint64_t *fake_sys(unsigned vcpu, const char *name);
 /* translate (once per pc/word) and execute one instruction on vcpu:
  * returns the PC the plugin moved to, or pc + 4 if it did not */
 uint64_t fake_exec(unsigned vcpu, uint64_t pc, uint32_t word);
+/*
+ * Execute at run_pc the translation made at vaddr (translated there
+ * first if need be), as QEMU runs a position-independent TB at every
+ * address of its physical page: returns the PC the plugin moved to, or
+ * run_pc + 4.
+ */
+uint64_t fake_exec_at(unsigned vcpu, uint64_t vaddr, uint64_t run_pc,
+		      uint32_t word);
+/*
+ * QEMU writes the PC back only at the start of a TB and at some
+ * instructions: while an instruction's callbacks run, the "pc" register
+ * reads that many bytes less than its address (0 by default).
+ */
+extern unsigned fake_pc_lag;
+/* qemu_plugin_reset() calls so far (callbacks dropped, code flushed) */
+extern unsigned fake_resets;
 /* how many inline ops and callbacks the plugin put on an instruction */
 unsigned fake_ops_on(uint64_t pc, uint32_t word);
 /* how many callbacks the last fake_exec() ran */

@@ -38,7 +38,10 @@
 #define MSR_POR_EL0_X3	0xd51ba283u
 #define MSR_POR_EL1_X3	0xd518a283u
 #define MSR_TCR2_X4	0xd5182064u
+#define MSR_VBAR_X5	0xd518c005u
+#define MRS_X0_POR_EL0	0xd53ba280u
 #define MRS_X0_POR_EL1	0xd538a280u
+#define LDR_X1_LIT_4K	0x58008001u	/* ldr x1, . + 0x1000 */
 #define MRS_X0_TCR2	0xd5382060u
 #define MRS_X0_ESR	0xd5385200u
 #define MRS_X0_FAR	0xd5386000u
@@ -49,6 +52,7 @@
 #define KD	0xffff000000200000ull	/* kernel data */
 #define UT	0x0000000000400000ull	/* user text */
 #define UD	0x0000000000600000ull	/* user data */
+#define UT2	0x0000000000a00000ull	/* the user text again (pcrel) */
 #define VECTORS	0xffff000000000000ull
 #define PO(k)	((uint64_t)(k) << 60)
 #define CONT	(1ull << 52)
@@ -532,6 +536,109 @@ static void strict_allow_other(void)
 	expect(0, "strict mode let a store outside allowed_writer fault");
 }
 
+/*
+ * A translation executed at a second address, as QEMU's TBs (CF_PCREL)
+ * run at every address of their physical page: a program's text at UT in
+ * one process and at UT2 in the next. Everything the plugin does must use
+ * the address it runs at, which the "pc" register gives only up to the
+ * start of the TB (fake_pc_lag).
+ */
+static void pcrel(void)
+{
+	uint64_t esr, far, elr, pc;
+
+	setup(1, "");
+	map(UT + 0x1000, PO(0));
+	map(UT + 0x2000, PO(0));
+	map(UT2, PO(0));
+	map(UT2 + 0x1000, PO(3));		/* the literal: no access */
+	map(UT2 + 0x2000, PO(2));		/* the text: no X */
+	map(UD, PO(2));
+	user_pkeys(0, 0x107);			/* key 0 RWX, key 2 R */
+	to_el0(0);
+
+	/* MSR/MRS POR_EL0: skipped where they run */
+	fake_cpus[0].x[3] = 0x107;
+	expect(fake_exec(0, UT + 0x10, MSR_POR_EL0_X3) == UT + 0x14,
+	       "MSR POR_EL0 at its translation address not skipped");
+	fake_pc_lag = 8;
+	pc = fake_exec_at(0, UT + 0x10, UT2 + 0x10, MSR_POR_EL0_X3);
+	expect(pc == UT2 + 0x14, "MSR POR_EL0 at a second address "
+	       "resumes at %#llx, want %#llx", pc, UT2 + 0x14);
+	fake_exec(0, UT + 0x18, MRS_X0_POR_EL0);
+	pc = fake_exec_at(0, UT + 0x18, UT2 + 0x18, MRS_X0_POR_EL0);
+	expect(pc == UT2 + 0x1c, "MRS POR_EL0 at a second address "
+	       "resumes at %#llx, want %#llx", pc, UT2 + 0x1c);
+
+	/* a denied store: ELR where it runs */
+	fake_cpus[0].x[2] = UD;
+	expect(fake_exec_at(0, UT + 0x20, UT2 + 0x20, STR_X1_X2) == BAD_PC,
+	       "store to a read-only key not denied");
+	take(0, &esr, &far, &elr);
+	expect(elr == UT2 + 0x20 && far == UD, "store at a second address: "
+	       "ELR %#llx FAR %#llx, want %#llx %#llx", elr, far,
+	       UT2 + 0x20, UD);
+	to_el0(0);
+
+	/* a literal: its address from where the load runs */
+	expect(fake_exec(0, UT + 0x30, LDR_X1_LIT_4K) == UT + 0x34,
+	       "literal load from key 0 denied");
+	expect(fake_exec_at(0, UT + 0x30, UT2 + 0x30, LDR_X1_LIT_4K) == BAD_PC,
+	       "literal load at a second address, into a no-access key, "
+	       "not denied");
+	take(0, &esr, &far, &elr);
+	expect(elr == UT2 + 0x30 && far == UT2 + 0x1030, "literal at a second "
+	       "address: ELR %#llx FAR %#llx, want %#llx %#llx", elr, far,
+	       UT2 + 0x30, UT2 + 0x1030);
+	to_el0(0);
+
+	/* a fetch: allowed at UT + 0x2000 (key 0), denied at UT2 + 0x2000
+	 * (key 2), though UT + 0x2000 is then known executable */
+	expect(fake_exec(0, UT + 0x2000, NOP) == UT + 0x2004,
+	       "fetch from key 0 denied");
+	expect(fake_exec_at(0, UT + 0x2000, UT2 + 0x2000, NOP) == BAD_PC,
+	       "fetch at a second address, from a key without X, not denied");
+	take(0, &esr, &far, &elr);
+	expect((esr >> 26 & 0x3f) == 0x20 && elr == UT2 + 0x2000 &&
+	       far == UT2 + 0x2000, "fetch at a second address: ESR %#llx "
+	       "ELR %#llx FAR %#llx", esr, elr, far);
+	to_el0(0);
+	expect(fake_exec(0, UT + 0x2000, NOP) == UT + 0x2004,
+	       "fetch from key 0 denied after the other address faulted");
+}
+
+/*
+ * The kernel installing its vectors in the TTBR1 half flushes QEMU's
+ * translations (a plugin reset): code translated in the TTBR0 half (MMU
+ * off, idmap) must not run, with that instrumentation, at the kernel's
+ * virtual address. The plugin's callbacks come back; a VBAR_EL1 in the
+ * TTBR0 half flushes nothing.
+ */
+static void vectors_flush(void)
+{
+	uint64_t esr, far, elr;
+
+	setup(1, "");
+	map(KD, PO(1));
+	fake_cpus[0].x[5] = 0x40081000;
+	fake_exec(0, 0x40080000, MSR_VBAR_X5);
+	expect(fake_resets == 0, "VBAR_EL1 at a physical address: flushed");
+	fake_cpus[0].x[5] = VECTORS;
+	fake_exec(0, KT + 0x10, MSR_VBAR_X5);
+	expect(fake_resets == 1, "vectors installed: %u flushes, want 1",
+	       fake_resets);
+	/* instrumented again after the flush */
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	sync_(0);
+	fake_cpus[0].x[2] = KD;
+	expect(fake_exec(0, KT + 0x20, STR_X1_X2) == BAD_PC,
+	       "store to a read-only key not denied after the flush");
+	take(0, &esr, &far, &elr);
+	expect(elr == KT + 0x20 && far == KD, "after the flush: ELR %#llx "
+	       "FAR %#llx", elr, far);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -560,6 +667,10 @@ static const struct {
 	  strict_allow_named, 0 },
 	{ "strict: a denied store in another function stops QEMU",
 	  strict_allow_other, 3 },
+	{ "a translation executed at a second address (CF_PCREL)",
+	  pcrel, 0 },
+	{ "installing the kernel's vectors flushes the translations",
+	  vectors_flush, 0 },
 };
 
 int main(void)
