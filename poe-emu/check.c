@@ -100,7 +100,7 @@ static void check_strict(struct poe_vcpu *v, const struct poe_insn *pi,
 	if (vd->cont_mixed)
 		poe_strict_abort(v, "access through a contiguous group whose "
 				 "POIndex is not uniform",
-				 poe_insn_pc(pi->vaddr), pi->word,
+				 poe_insn_pc(v->index, pi->vaddr), pi->word,
 				 insn_text(pi, text, sizeof(text)), vd->va,
 				 vd->key, por);
 	if (!v->unsynced || el0_perms)
@@ -110,8 +110,8 @@ static void check_strict(struct poe_vcpu *v, const struct poe_insn *pi,
 		poe_strict_abort(v, "EL1 access between a POR_EL1/TCR2_EL1 "
 				 "write and the next context synchronisation, "
 				 "with another verdict under each value "
-				 "(missing ISB?)", poe_insn_pc(pi->vaddr),
-				 pi->word,
+				 "(missing ISB?)",
+				 poe_insn_pc(v->index, pi->vaddr), pi->word,
 				 insn_text(pi, text, sizeof(text)), va,
 				 vd->allowed ? vw.key : vd->key,
 				 v->wr.por_el1);
@@ -147,12 +147,16 @@ static void check_range(struct poe_vcpu *v, const struct poe_insn *pi,
 	uint64_t pc;
 
 	v->checked++;
+	/* strict mode has nothing to compare while nothing is unsynced */
+	if (likely(!v->unsynced) &&
+	    poe_check_fast(v, va, size, need, el0_perms, &v->eff))
+		return;
 	poe_check(v, va, size, need, el0_perms, &v->eff, &vd);
 	if (unlikely(poe_opts.strict))
 		check_strict(v, pi, el0_perms, va, size, need, &vd, por);
 	if (likely(vd.allowed))
 		return;
-	pc = poe_insn_pc(pi->vaddr);
+	pc = poe_insn_pc(v->index, pi->vaddr);
 	if (el == 1 && poe_opts.strict && !poe_strict_expected(pc) &&
 	    !poe_strict_allowed(v, pc, vd.va, vd.key, por))
 		poe_strict_abort(v, "unexpected EL1 overlay violation (no "
@@ -238,9 +242,9 @@ static void mops_check(struct poe_vcpu *v, const struct poe_insn *pi,
 	if (!overlay_live(v, dst_el0) && !(cpy && overlay_live(v, src_el0)) &&
 	    !v->unsynced)
 		return;
-	len = mops_range(d, poe_gpr_read(d->rn, false),
-			 cpy ? poe_gpr_read(d->rs, false) : 0,
-			 poe_gpr_read(d->rm, false), &dst, &src);
+	len = mops_range(d, poe_gpr_read(v->index, d->rn, false),
+			 cpy ? poe_gpr_read(v->index, d->rs, false) : 0,
+			 poe_gpr_read(v->index, d->rm, false), &dst, &src);
 	if (!len)
 		return;
 	if (cpy)
@@ -278,12 +282,12 @@ static void ls_cb(unsigned vcpu, void *ud)
 	if (!overlay_live(v, el0_perms) && !v->unsynced)
 		return;
 	base = (d->flags & LS_F_LITERAL) ? 0 :
-	       poe_gpr_read(d->rn, !(d->flags & LS_F_XZR));
+	       poe_gpr_read(vcpu, d->rn, !(d->flags & LS_F_XZR));
 	if (d->flags & LS_F_REGOFF)
-		index = poe_gpr_read(d->rm, false);
+		index = poe_gpr_read(vcpu, d->rm, false);
 	/* the only address an access needs from its instruction's */
 	ea = ls_ea(d, base, index, (d->flags & LS_F_LITERAL) ?
-				   poe_insn_pc(pi->vaddr) : 0);
+				   poe_insn_pc(v->index, pi->vaddr) : 0);
 	if (d->flags & LS_F_PAC)
 		ea = poe_strip_pac(v, ea);
 	check_range(v, pi, el, el0_perms, ea, d->size, access_need(d),
@@ -335,6 +339,10 @@ bool poe_check_instrument_access(struct qemu_plugin_insn *insn,
 	struct ls_insn d;
 
 	if (!ls_decode(word, &d) || d.kind == LS_PRFM)
+		return false;
+	/* (flushed when that changes) */
+	if ((vaddr >> 63) && d.kind == LS_LOAD && !(d.flags & LS_F_UNPRIV) &&
+	    !poe_el1_reads_checked())
 		return false;
 	pi = g_new0(struct poe_insn, 1);
 	pi->d = d;
@@ -439,7 +447,7 @@ static void fetch_low_cb(unsigned vcpu, void *ud)
 {
 	const struct fetch_insn *fi = ud;
 	struct poe_vcpu *v = poe_vcpu(vcpu);
-	uint64_t pc = poe_insn_pc(fi->vaddr), page = pc & ~(PAGE - 1);
+	uint64_t pc = poe_insn_pc(vcpu, fi->vaddr), page = pc & ~(PAGE - 1);
 
 	v->st.fetch_calls++;
 	if (v->xlo_cur <= page && page <= v->xhi_cur)
@@ -464,7 +472,8 @@ void poe_check_instrument_fetch(struct qemu_plugin_insn *insn, uint64_t vaddr)
 		qemu_plugin_register_vcpu_insn_exec_cond_cb(
 			insn, fetch_low_cb, QEMU_PLUGIN_CB_RW_REGS_PC,
 			QEMU_PLUGIN_COND_NE,
-			poe_score_u64(offsetof(struct poe_score, x_cur)), 0, fi);
+			poe_score_u64(offsetof(struct poe_score, x_cur)), 0,
+			fi);
 		return;
 	}
 	qemu_plugin_register_vcpu_insn_exec_cond_cb(

@@ -292,9 +292,9 @@ static void marker_cb(unsigned vcpu, void *ud)
 
 	(void)ud;
 	g_mutex_lock(&lock);
-	x0 = poe_gpr_read(0, false);
-	x1 = poe_gpr_read(1, false);
-	x2 = poe_gpr_read(2, false);
+	x0 = poe_gpr_read(vcpu, 0, false);
+	x1 = poe_gpr_read(vcpu, 1, false);
+	x2 = poe_gpr_read(vcpu, 2, false);
 	g_mutex_unlock(&lock);
 	count_marker(vcpu, x0, x1, x2);
 }

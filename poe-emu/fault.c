@@ -148,7 +148,7 @@ static void mrs_cb(unsigned vcpu, void *ud)
 	}
 	update_pending(v);
 	poe_gpr_write(m->rt, val);
-	qemu_plugin_set_pc(poe_insn_pc(m->vaddr) + 4);
+	qemu_plugin_set_pc(poe_insn_pc(vcpu, m->vaddr) + 4);
 }
 
 void poe_fault_instrument_mrs(struct qemu_plugin_insn *insn,

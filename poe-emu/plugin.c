@@ -68,7 +68,9 @@ static void vcpu_init(unsigned vcpu, void *ud)
 	if (vcpu >= poe_max_vcpus())
 		return;
 	g_mutex_lock(&init_lock);
-	if (!poe_regs_ready() && !poe_regs_init(poe_opts.verbose))
+	if (!poe_regs_ready() && !poe_regs_init(poe_opts.verbose,
+						poe_max_vcpus(),
+						poe_opts.fastregs))
 		fprintf(stderr, "poe-emu: some registers are missing; "
 			"emulation will be incomplete\n");
 	g_mutex_unlock(&init_lock);
@@ -162,7 +164,8 @@ static void register_callbacks(void *ud)
 }
 
 /*
- * The kernel installs its vectors in the TTBR1 half. Until then it ran
+ * Flush QEMU's translations (state.c decides when). When the kernel
+ * installs its vectors in the TTBR1 half (sysreg.c): until then it ran
  * in the TTBR0 half: at physical addresses with the MMU off, then through
  * the idmap (early_map_kernel() and the memset()/memcpy() it calls), and
  * QEMU keeps one TB per physical page (CF_PCREL, see poe_insn_pc()), so
@@ -174,9 +177,10 @@ static void register_callbacks(void *ud)
  * again (QEMU virt creates every vCPU at start). Linux installs its
  * vectors once per CPU start (boot, CPU online, resume, kexec), after
  * which it runs kernel code in the TTBR0 half only through the idmap,
- * code that runs nowhere else.
+ * code that runs nowhere else. And when loads in the TTBR1 half must be
+ * checked from now on (poe_el1_reads_checked()).
  */
-static void vectors_installed(void)
+static void flush_translations(void)
 {
 	qemu_plugin_reset(plugin_id, register_callbacks, NULL);
 }
@@ -205,7 +209,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	poe_state_init(info->system.max_vcpus > 0 ? info->system.max_vcpus : 1);
 
 	plugin_id = id;
-	poe_sysreg_on_vectors(vectors_installed);
+	poe_set_flush_hook(flush_translations);
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init, NULL);
 	register_callbacks(NULL);
 	return 0;

@@ -5,6 +5,7 @@
 #define POE_POLICY_H
 
 #include "state.h"
+#include "walk.h"
 
 #define NEED_R	1
 #define NEED_W	2
@@ -26,6 +27,32 @@ struct poe_verdict {
 void poe_check(struct poe_vcpu *v, uint64_t va, uint64_t size, unsigned need,
 	       bool el0_perms, const struct poe_regs *r,
 	       struct poe_verdict *out);
+
+/*
+ * The common case of poe_check(), inline: an access within one page whose
+ * leaf is in the soft TLB, not in a mixed contiguous group. True if it is
+ * allowed; false if poe_check() must decide.
+ */
+static inline bool poe_check_fast(struct poe_vcpu *v, uint64_t va,
+				  uint64_t size, unsigned need, bool el0_perms,
+				  const struct poe_regs *r)
+{
+	const struct poe_tlb_entry *e;
+	unsigned perm, rights;
+
+	if ((va & 0xfff) + size > 0x1000 || !(e = poe_tlb_peek(v, va)) ||
+	    e->cont_mixed)
+		return false;
+	if ((r->tcr2 & TCR2_PIE) &&
+	    ((el0_perms ? v->pire0_el1 : v->pir_el1) >> (4 * e->pi) & 8))
+		return true;		/* not an _O permission */
+	perm = ((el0_perms ? r->por_el0 : r->por_el1) >> (4 * e->po)) & 0xf;
+	if (perm & 8)
+		return false;		/* reserved: none (poe_check says) */
+	rights = (perm & POE_R ? NEED_R : 0) | (perm & POE_W ? NEED_W : 0) |
+		 (perm & POE_X ? NEED_X : 0);
+	return !(need & ~rights);
+}
 
 /*
  * The pages around pc whose overlay also grants X, for fetch checks to

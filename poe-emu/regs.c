@@ -1,20 +1,65 @@
 /*
- * regs.c - guest register access through the plugin API (see regs.h)
+ * regs.c - guest register access (see regs.h)
  *
  * qemu_plugin_get_registers() lists the registers QEMU's gdbstub knows,
  * by name (QEMU's names for system registers); the handles are the same
  * on every vCPU. Reads and writes are only valid from callbacks that
  * declared register access (QEMU_PLUGIN_CB_R_REGS or more).
+ *
+ * The general-purpose registers, SP and PC, read on every checked access,
+ * have a faster path. qemu_plugin_read_register() goes through QEMU's
+ * gdbstub (a lookup of the register's set, QOM casts, an append to a
+ * GByteArray): in a boot where every EL1 store is checked it took about a
+ * quarter of QEMU's CPU time, more than the checks themselves (see
+ * README.md). What it returns for x0-x30, sp and pc are the fields
+ * xregs[0..31] and pc of QEMU's CPUARMState, in that order, which QEMU
+ * writes back before a callback that declared register access. So once a
+ * vCPU's registers are distinctive enough (at least 12 different values),
+ * the plugin looks for the 33 values the API gave, in a row, in the vCPU's
+ * CPU object (QEMU's current_cpu, found with dlsym()), and reads them
+ * there from then on. The layout is QEMU's private business, so the fast
+ * path checks itself: for the first 1024 reads on each vCPU and every
+ * 65536th after, the value is read through the API as well, and one
+ * difference (or a second place holding the same 33 values) turns the
+ * fast path off for good, with a warning. fastregs=off uses the API only.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "regs.h"
 
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
 static struct qemu_plugin_register *reg[R_NUM];
 static struct qemu_plugin_register *xreg[31];
 static bool ready;
 static __thread GByteArray *buf __attribute__((tls_model("initial-exec")));
+
+/* the fast path: slots 0-30 x0-x30, 31 sp, 32 pc */
+#define SLOT_SP		31
+#define SLOT_PC		32
+#define NSLOTS		33
+#define FAST_CHECK_FIRST	1024
+#define FAST_CHECK_EVERY	65536
+#define FAST_ATTEMPTS		64	/* calibrations tried per vCPU */
+#define FAST_SCAN_MAX		(64 << 10)	/* if the size is unknown */
+
+struct fast_vcpu {
+	const volatile uint64_t *slots;	/* NULL: use the API */
+	uint64_t reads;
+	unsigned attempts;
+} __attribute__((aligned(64)));
+
+static struct fast_vcpu *fast;
+static unsigned fast_n;
+static bool fast_off;		/* disabled (option, or a mismatch) */
+static bool fast_verbose;
+static long fast_offset = -1;	/* of xregs in QEMU's CPU object */
+static GMutex fast_lock;
 
 static const char *const reg_names[R_NUM] = {
 	[R_TCR_EL1] = "TCR_EL1", [R_TTBR0_EL1] = "TTBR0_EL1",
@@ -27,7 +72,7 @@ static const char *const reg_names[R_NUM] = {
 	[R_ELR_EL1] = "ELR_EL1", [R_SPSR_EL1] = "SPSR_EL1", [R_PC] = "pc",
 };
 
-bool poe_regs_init(bool verbose)
+bool poe_regs_init(bool verbose, unsigned max_vcpus, bool fastregs)
 {
 	GArray *regs = qemu_plugin_get_registers();
 	bool ok = true;
@@ -63,6 +108,10 @@ bool poe_regs_init(bool verbose)
 	for (j = 0; j < 31; j++)
 		if (!xreg[j])
 			ok = false;
+	fast = g_new0(struct fast_vcpu, max_vcpus);
+	fast_n = max_vcpus;
+	fast_off = !fastregs || !ok || !reg[R_SP] || !reg[R_PC];
+	fast_verbose = verbose;
 	ready = true;
 	return ok;
 }
@@ -91,11 +140,133 @@ uint64_t poe_reg_read(enum poe_reg_id id)
 	return read_handle(reg[id]);
 }
 
-uint64_t poe_gpr_read(unsigned n, bool sp)
+static struct qemu_plugin_register *slot_handle(unsigned slot)
+{
+	return slot < 31 ? xreg[slot] : slot == SLOT_SP ? reg[R_SP] :
+	       reg[R_PC];
+}
+
+static void fast_disable(const char *why)
+{
+	unsigned i;
+
+	g_mutex_lock(&fast_lock);
+	if (!fast_off)
+		fprintf(stderr, "poe-emu: reading registers from QEMU's CPU "
+			"state turned off: %s; using the plugin API\n", why);
+	fast_off = true;
+	for (i = 0; i < fast_n; i++)
+		fast[i].slots = NULL;
+	g_mutex_unlock(&fast_lock);
+}
+
+/* How many different values? Few (early boot) could match by chance. */
+static unsigned distinct(const uint64_t *v, unsigned n)
+{
+	unsigned i, j, d = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && v[j] != v[i]; j++)
+			;
+		d += j == i;
+	}
+	return d;
+}
+
+/* Where in the CPU object are the 33 values (-1: nowhere, -2: twice)? */
+static long find_slots(const uint8_t *cpu, const uint64_t *want)
+{
+	size_t size = malloc_usable_size((void *)cpu), off;
+	long found = -1;
+
+	if (!size || size > (16u << 20))
+		size = FAST_SCAN_MAX;
+	for (off = 0; off + NSLOTS * 8 <= size; off += 8) {
+		if (memcmp(cpu + off, want, NSLOTS * 8))
+			continue;
+		if (found >= 0)
+			return -2;
+		found = off;
+	}
+	return found;
+}
+
+/* From a callback on vCPU f: find its registers in QEMU's CPU object. */
+static void calibrate(struct fast_vcpu *f)
+{
+	uint64_t want[NSLOTS];
+	const uint8_t *cpu;
+	void **cur;
+	unsigned i;
+	long off;
+
+	f->attempts++;
+	for (i = 0; i < NSLOTS; i++)
+		want[i] = read_handle(slot_handle(i));
+	if (distinct(want, NSLOTS) < 12)
+		return;			/* try again later */
+	cur = dlsym(RTLD_DEFAULT, "current_cpu");	/* this thread's */
+	if (!cur || !*cur) {
+		fast_disable("no current_cpu in QEMU");
+		return;
+	}
+	cpu = *cur;
+	g_mutex_lock(&fast_lock);
+	if (fast_offset < 0) {
+		off = find_slots(cpu, want);
+		if (off >= 0)
+			fast_offset = off;
+	} else {
+		off = memcmp(cpu + fast_offset, want, sizeof(want)) ? -1 :
+		      fast_offset;
+	}
+	if (off >= 0 && !fast_off) {
+		f->slots = (const volatile uint64_t *)(cpu + off);
+		f->reads = 0;
+		if (fast_verbose)
+			fprintf(stderr, "poe-emu: vcpu %td reads its registers "
+				"from QEMU's CPU state (offset %ld)\n",
+				f - fast, off);
+	}
+	g_mutex_unlock(&fast_lock);
+	if (off == -2)
+		fast_disable("the registers are in two places");
+	else if (off == -1 && f->attempts >= FAST_ATTEMPTS)
+		fast_disable("the registers are not in the CPU object");
+}
+
+static uint64_t read_slot(unsigned vcpu, unsigned slot)
+{
+	struct fast_vcpu *f = &fast[vcpu];
+	const volatile uint64_t *slots = f->slots;
+	uint64_t x;
+
+	if (likely(slots)) {
+		x = slots[slot];
+		f->reads++;
+		if (likely(f->reads > FAST_CHECK_FIRST &&
+			   f->reads % FAST_CHECK_EVERY))
+			return x;
+		if (read_handle(slot_handle(slot)) == x)
+			return x;
+		fast_disable("a value differs from the API's");
+	} else if (!fast_off && vcpu < fast_n &&
+		   f->attempts < FAST_ATTEMPTS && !(f->reads++ % 256)) {
+		calibrate(f);
+	}
+	return read_handle(slot_handle(slot));
+}
+
+uint64_t poe_gpr_read(unsigned vcpu, unsigned n, bool sp)
 {
 	if (n == 31)
-		return sp ? read_handle(reg[R_SP]) : 0;
-	return read_handle(xreg[n]);
+		return sp ? read_slot(vcpu, SLOT_SP) : 0;
+	return read_slot(vcpu, n);
+}
+
+bool poe_regs_fast(unsigned vcpu)
+{
+	return vcpu < fast_n && fast[vcpu].slots;
 }
 
 void poe_gpr_write(unsigned n, uint64_t val)
@@ -124,9 +295,9 @@ void poe_gpr_write(unsigned n, uint64_t val)
  * page, and this one runs at the only address at or after that PC, less
  * than 4K on, with vaddr's offset.
  */
-uint64_t poe_insn_pc(uint64_t vaddr)
+uint64_t poe_insn_pc(unsigned vcpu, uint64_t vaddr)
 {
-	uint64_t pc = read_handle(reg[R_PC]);
+	uint64_t pc = read_slot(vcpu, SLOT_PC);
 
 	return pc + ((vaddr - pc) & 0xfff);
 }

@@ -20,19 +20,24 @@ enum poe_reg_id {
 	R_SPSR_EL1, R_PC, R_NUM
 };
 
-/* look the handles up (from a vCPU init callback); false if some lack */
-bool poe_regs_init(bool verbose);
+/*
+ * look the handles up (from a vCPU init callback); false if some lack;
+ * fastregs: read x0-x30, sp, pc from QEMU's CPU state (see regs.c)
+ */
+bool poe_regs_init(bool verbose, unsigned max_vcpus, bool fastregs);
 bool poe_regs_ready(void);
 
 uint64_t poe_reg_read(enum poe_reg_id id);
-/* Xn; n == 31 is SP if sp, else XZR (reads 0) */
-uint64_t poe_gpr_read(unsigned n, bool sp);
+/* Xn of vcpu; n == 31 is SP if sp, else XZR (reads 0) */
+uint64_t poe_gpr_read(unsigned vcpu, unsigned n, bool sp);
 /* Xn = val; n == 31 (XZR) is ignored */
 void poe_gpr_write(unsigned n, uint64_t val);
 /*
  * The address the instruction translated at vaddr is running at now
- * (from a callback on that instruction): see regs.c.
+ * (from a callback on that instruction, on vcpu): see regs.c.
  */
-uint64_t poe_insn_pc(uint64_t vaddr);
+uint64_t poe_insn_pc(unsigned vcpu, uint64_t vaddr);
+/* does vcpu read its registers from QEMU's CPU state? (tests) */
+bool poe_regs_fast(unsigned vcpu);
 
 #endif

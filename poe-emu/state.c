@@ -20,11 +20,14 @@ struct poe_opts poe_opts;
 static struct poe_vcpu *vcpus;
 static unsigned max_vcpus;
 static struct qemu_plugin_scoreboard *score;
+static void (*flush_hook)(void);
+static bool el1_reads_checked;
 
 bool poe_opts_parse(int argc, char **argv)
 {
 	int i;
 
+	poe_opts.fastregs = true;
 	for (i = 0; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 		const char *val = eq ? eq + 1 : "";
@@ -41,6 +44,9 @@ bool poe_opts_parse(int argc, char **argv)
 		} else if (!strcmp(key, "force_el1")) {
 			ok = qemu_plugin_bool_parse(key, val,
 						    &poe_opts.force_el1);
+		} else if (!strcmp(key, "fastregs")) {
+			ok = qemu_plugin_bool_parse(key, val,
+						    &poe_opts.fastregs);
 		} else if (!strcmp(key, "verbose")) {
 			ok = qemu_plugin_bool_parse(key, val,
 						    &poe_opts.verbose);
@@ -184,6 +190,39 @@ void poe_fetch_known(struct poe_vcpu *v, bool high, uint64_t lo,
 	}
 }
 
+void poe_set_flush_hook(void (*hook)(void))
+{
+	flush_hook = hook;
+}
+
+void poe_flush_translations(struct poe_vcpu *v)
+{
+	v->st.flushes++;
+	if (flush_hook)
+		flush_hook();
+}
+
+bool poe_el1_reads_checked(void)
+{
+	return __atomic_load_n(&el1_reads_checked, __ATOMIC_RELAXED);
+}
+
+/*
+ * The first time an EL1 overlay denies a read (in effect, or in strict
+ * mode as written): loads in the TTBR1 half were translated without a
+ * check. The vCPU gets here from an ISB, exception entry or ERET (or, in
+ * strict mode, the MSR, which the plugin skips by leaving the TB), so it
+ * runs no more of that code before the flush; other vCPUs are not
+ * concerned until their own POR_EL1 denies R. Until then a load is
+ * allowed whether checked or not (the checks use the value in effect).
+ */
+static void el1_reads_now_checked(struct poe_vcpu *v)
+{
+	if (__atomic_exchange_n(&el1_reads_checked, true, __ATOMIC_RELAXED))
+		return;
+	poe_flush_translations(v);
+}
+
 static void update_gates(struct poe_vcpu *v)
 {
 	struct poe_score *s = poe_score_of(v->index);
@@ -195,6 +234,10 @@ static void update_gates(struct poe_vcpu *v)
 	v->x_el0 = el0 & DENY_X;
 	count_el1_window(v->index, (v->eff.tcr2 & TCR2_POE) &&
 				   !(el1 & DENY_W));
+	/* strict mode compares the written value's verdicts too */
+	if ((el1 & DENY_R) ||
+	    (poe_opts.strict && v->unsynced && (denies_el1(&v->wr) & DENY_R)))
+		el1_reads_now_checked(v);
 	if (v->unsynced) {
 		el1 |= denies_el1(&v->wr);
 		el0 |= denies_el0(&v->wr);

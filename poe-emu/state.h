@@ -36,6 +36,7 @@
 
 struct poe_opts {
 	bool stats, strict, verbose, force_el1;
+	bool fastregs;		/* default on: see regs.c */
 	const char *sysmap;	/* strict=on: the kernel's System.map */
 	/* strict_allow=FUNCTION (repeatable): see poe_strict_allowed() */
 	char **strict_allow;
@@ -175,6 +176,20 @@ void poe_fetch_forget(struct poe_vcpu *v);
 /* the fetch pages of one half found executable: [lo, hi] */
 void poe_fetch_known(struct poe_vcpu *v, bool high, uint64_t lo,
 		     uint64_t hi);
+
+/*
+ * Translation policy. QEMU's translated code keeps the instrumentation it
+ * got; poe_flush_translations() has it all translated again (plugin.c
+ * registers how), for a vCPU v that asks (statistics).
+ */
+void poe_set_flush_hook(void (*hook)(void));
+void poe_flush_translations(struct poe_vcpu *v);
+/*
+ * Must loads in the TTBR1 half (EL1 permissions) be instrumented? Not
+ * until some vCPU's EL1 overlay denies R to some key (kpkeys never does):
+ * then translations are flushed once, and they are from then on.
+ */
+bool poe_el1_reads_checked(void);
 
 /* Which of R, W, X does POR value por deny some key (DENY_*)? */
 unsigned poe_por_denies(uint64_t por);

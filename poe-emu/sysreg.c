@@ -20,8 +20,7 @@
  * PIIndex, not permissions, so nothing needs flushing).
  *
  * A write of VBAR_EL1 with an address in the TTBR1 half (the kernel
- * installs its vectors) is reported to plugin.c, which flushes QEMU's
- * translations (see there).
+ * installs its vectors) flushes QEMU's translations (see plugin.c).
  *
  * PSCI CPU_OFF: QEMU resets a vCPU that it powers on again, so the
  * plugin's state of the calling vCPU goes back to reset values (POR_ELx
@@ -46,8 +45,6 @@ enum sr_op {
 	OP_TLBI_BCAST, OP_ERET, OP_ISB, OP_PSCI,
 };
 
-static void (*vectors_hook)(void);
-
 struct sr_insn {
 	uint64_t vaddr;		/* at translation: see poe_insn_pc() */
 	uint32_t word;
@@ -60,7 +57,7 @@ static void tlbi(struct poe_vcpu *v, const struct sr_insn *s, bool bcast)
 	struct sys_tlbi_range r;
 
 	v->st.tlbi++;
-	sys_tlbi_range(s->word, poe_gpr_read(s->rt, false), &r);
+	sys_tlbi_range(s->word, poe_gpr_read(v->index, s->rt, false), &r);
 	if (bcast)
 		poe_tlb_broadcast(&r);	/* the issuer's too, at its lookup */
 	else
@@ -101,7 +98,7 @@ static void ttbr_write(struct poe_vcpu *v, bool ttbr1, uint64_t val)
 
 static void psci(struct poe_vcpu *v)
 {
-	if ((uint32_t)poe_gpr_read(0, false) == PSCI_CPU_OFF) {
+	if ((uint32_t)poe_gpr_read(v->index, 0, false) == PSCI_CPU_OFF) {
 		v->st.resets++;
 		poe_vcpu_reset(v);
 	}
@@ -125,17 +122,17 @@ static void sr_cb(unsigned vcpu, void *ud)
 		tlbi(v, s, s->op == OP_TLBI_BCAST);
 		return;
 	case OP_MSR_VBAR:
-		if (vectors_hook && (poe_gpr_read(s->rt, false) >> 55 & 1)) {
-			v->st.flushes++;
-			vectors_hook();
-		}
+		/* the kernel installs its vectors: see plugin.c */
+		if (poe_gpr_read(vcpu, s->rt, false) >> 55 & 1)
+			poe_flush_translations(v);
 		return;
 	case OP_MSR_MMU:
 		poe_mmu_changed(v, -1);
 		return;
 	case OP_MSR_TTBR0:
 	case OP_MSR_TTBR1:
-		ttbr_write(v, s->op == OP_MSR_TTBR1, poe_gpr_read(s->rt, false));
+		ttbr_write(v, s->op == OP_MSR_TTBR1,
+			   poe_gpr_read(vcpu, s->rt, false));
 		return;
 	case OP_PSCI:
 		psci(v);
@@ -153,14 +150,14 @@ static void sr_cb(unsigned vcpu, void *ud)
 		poe_gpr_write(s->rt, v->wr.por_el0);
 		break;
 	case OP_MSR_POR_EL0:
-		poe_write_por_el0(v, poe_gpr_read(s->rt, false));
+		poe_write_por_el0(v, poe_gpr_read(vcpu, s->rt, false));
 		v->st.por_el0_writes++;
 		break;
 	case OP_MRS_POR_EL1:
 		poe_gpr_write(s->rt, v->wr.por_el1);
 		break;
 	case OP_MSR_POR_EL1:
-		poe_write_por_el1(v, poe_gpr_read(s->rt, false));
+		poe_write_por_el1(v, poe_gpr_read(vcpu, s->rt, false));
 		v->st.por_el1_writes++;
 		count_por_el1_write(vcpu);
 		break;
@@ -176,17 +173,17 @@ static void sr_cb(unsigned vcpu, void *ud)
 		poe_gpr_write(s->rt, val);
 		break;
 	case OP_MSR_TCR2:
-		poe_write_tcr2(v, poe_gpr_read(s->rt, false));
+		poe_write_tcr2(v, poe_gpr_read(vcpu, s->rt, false));
 		return;		/* QEMU performs the write (minus POE bits) */
 	case OP_MSR_PIR:
-		v->pir_el1 = poe_gpr_read(s->rt, false);
+		v->pir_el1 = poe_gpr_read(vcpu, s->rt, false);
 		return;
 	case OP_MSR_PIRE0:
-		v->pire0_el1 = poe_gpr_read(s->rt, false);
+		v->pire0_el1 = poe_gpr_read(vcpu, s->rt, false);
 		return;
 	}
 	/* skip the instruction, where it runs; does not return */
-	qemu_plugin_set_pc(poe_insn_pc(s->vaddr) + 4);
+	qemu_plugin_set_pc(poe_insn_pc(vcpu, s->vaddr) + 4);
 }
 
 static void add_cb(struct qemu_plugin_insn *insn, uint64_t vaddr,
@@ -285,7 +282,8 @@ bool poe_sysreg_instrument(struct qemu_plugin_insn *insn,
 		add_cb(insn, vaddr, OP_ERET, 0);
 		return true;
 	case SYS_TLBI:
-		add_cb(insn, vaddr, si->bcast ? OP_TLBI_BCAST : OP_TLBI, si->rt);
+		add_cb(insn, vaddr, si->bcast ? OP_TLBI_BCAST : OP_TLBI,
+		       si->rt);
 		return true;
 	case SYS_HVC:
 	case SYS_SMC:
@@ -297,9 +295,4 @@ bool poe_sysreg_instrument(struct qemu_plugin_insn *insn,
 	default:
 		return false;
 	}
-}
-
-void poe_sysreg_on_vectors(void (*hook)(void))
-{
-	vectors_hook = hook;
 }

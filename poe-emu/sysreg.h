@@ -14,10 +14,5 @@
  */
 bool poe_sysreg_instrument(struct qemu_plugin_insn *insn,
 			   const struct sys_insn *si, uint64_t vaddr);
-/*
- * hook: called when a vCPU writes VBAR_EL1 with an address in the TTBR1
- * half (before the write takes effect)
- */
-void poe_sysreg_on_vectors(void (*hook)(void));
 
 #endif

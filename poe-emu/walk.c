@@ -36,7 +36,7 @@
 /* recent broadcast invalidations; entry g % RING is number g */
 #define RING 64
 static struct sys_tlbi_range ring[RING];
-static uint64_t ring_gen;	/* broadcasts so far (atomic) */
+uint64_t poe_tlb_ring_gen;	/* broadcasts so far (atomic) */
 static GMutex ring_lock;
 
 #define GENMASK(h, l)	((~0ull >> (63 - (h))) & (~0ull << (l)))
@@ -233,8 +233,9 @@ void poe_tlb_broadcast(const struct sys_tlbi_range *r)
 	unsigned i;
 
 	g_mutex_lock(&ring_lock);
-	ring[(ring_gen + 1) % RING] = *r;
-	__atomic_store_n(&ring_gen, ring_gen + 1, __ATOMIC_RELEASE);
+	ring[(poe_tlb_ring_gen + 1) % RING] = *r;
+	__atomic_store_n(&poe_tlb_ring_gen, poe_tlb_ring_gen + 1,
+			 __ATOMIC_RELEASE);
 	g_mutex_unlock(&ring_lock);
 	for (i = 0; i < poe_max_vcpus(); i++)
 		poe_fetch_forget(poe_vcpu(i));
@@ -246,7 +247,7 @@ static void catch_up(struct poe_vcpu *v, uint64_t gen)
 	uint64_t g;
 
 	g_mutex_lock(&ring_lock);
-	gen = ring_gen;
+	gen = poe_tlb_ring_gen;
 	if (v->tlb_gen > gen || gen - v->tlb_gen >= RING)
 		memset(v->tlb, 0, sizeof(v->tlb));
 	else
@@ -276,7 +277,7 @@ const struct poe_tlb_entry *poe_tlb_lookup(struct poe_vcpu *v, uint64_t va)
 {
 	uint64_t tag = (va & ~0xfffull) | 1;
 	struct poe_tlb_entry *e = &v->tlb[(va >> 12) % POE_TLB_SIZE];
-	uint64_t gen = __atomic_load_n(&ring_gen, __ATOMIC_ACQUIRE);
+	uint64_t gen = __atomic_load_n(&poe_tlb_ring_gen, __ATOMIC_ACQUIRE);
 	struct poe_leaf leaf;
 
 	if (v->tlb_gen != gen)
@@ -319,5 +320,5 @@ uint64_t poe_strip_pac(struct poe_vcpu *v, uint64_t va)
 
 uint64_t poe_tlb_generation(void)
 {
-	return __atomic_load_n(&ring_gen, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&poe_tlb_ring_gen, __ATOMIC_ACQUIRE);
 }

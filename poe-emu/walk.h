@@ -27,6 +27,24 @@ void poe_tlb_invalidate(struct poe_vcpu *v, const struct sys_tlbi_range *r);
 void poe_tlb_broadcast(const struct sys_tlbi_range *r);
 /* broadcast invalidations so far (a fetch check racing with one) */
 uint64_t poe_tlb_generation(void);
+
+extern uint64_t poe_tlb_ring_gen;	/* walk.c: use the functions */
+
+/*
+ * The soft TLB's entry for va if it holds one and no broadcast
+ * invalidation is pending for v: the inline common case of
+ * poe_tlb_lookup(), which does the rest (NULL here is no verdict).
+ */
+static inline const struct poe_tlb_entry *poe_tlb_peek(struct poe_vcpu *v,
+						       uint64_t va)
+{
+	const struct poe_tlb_entry *e = &v->tlb[(va >> 12) % POE_TLB_SIZE];
+
+	if (e->tag != ((va & ~0xfffull) | 1) ||
+	    v->tlb_gen != __atomic_load_n(&poe_tlb_ring_gen, __ATOMIC_ACQUIRE))
+		return NULL;
+	return e;
+}
 /* TTBR0 (half 0), TTBR1 (1), TCR/SCTLR (-1) written: re-read, flush */
 void poe_mmu_changed(struct poe_vcpu *v, int half);
 /* va with its pointer authentication code removed (TCR_EL1 sizes) */

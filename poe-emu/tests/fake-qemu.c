@@ -14,6 +14,23 @@ struct fake_cpu fake_cpus[FAKE_VCPUS];
 uint8_t fake_mem[FAKE_MEM];
 unsigned fake_nvcpus;
 
+/*
+ * QEMU's current_cpu, and a stand-in for each vCPU's CPU object: x0-x30,
+ * sp and pc in a row at FAKE_XREGS_OFF (as xregs[] and pc in QEMU's
+ * CPUARMState), among other bytes, refreshed from fake_cpus before each
+ * instruction (regs.c may read them there).
+ */
+__thread void *current_cpu;
+#define FAKE_OBJ_SIZE	(24u << 10)
+#define FAKE_XREGS_OFF	0x40c8u
+static uint8_t *cpu_obj[FAKE_VCPUS];
+static struct {
+	bool on;
+	unsigned slot;
+	uint64_t val;
+} obj_lie[FAKE_VCPUS];
+static size_t obj_mirror[FAKE_VCPUS];
+
 static const char *const sys_names[] = {
 	"TCR_EL1", "TTBR0_EL1", "TTBR1_EL1", "SCTLR_EL1", "TCR2_EL1",
 	"PIR_EL1", "PIRE0_EL1", "CPACR_EL1", "ID_AA64MMFR3_EL1", "ESR_EL1",
@@ -220,6 +237,44 @@ GArray *qemu_plugin_get_registers(void)
 	return a;
 }
 
+static uint64_t *obj_slots(unsigned vcpu)
+{
+	unsigned i;
+
+	if (!cpu_obj[vcpu]) {
+		cpu_obj[vcpu] = malloc(FAKE_OBJ_SIZE);
+		for (i = 0; i < FAKE_OBJ_SIZE; i++)
+			cpu_obj[vcpu][i] = (uint8_t)(i * 7 + vcpu);
+	}
+	return (uint64_t *)(cpu_obj[vcpu] + FAKE_XREGS_OFF);
+}
+
+static void obj_refresh(unsigned vcpu)
+{
+	uint64_t *slots = obj_slots(vcpu);
+
+	memcpy(slots, fake_cpus[vcpu].x, sizeof(fake_cpus[vcpu].x));
+	slots[31] = fake_cpus[vcpu].sp;
+	slots[32] = fake_cpus[vcpu].pc;
+	if (obj_lie[vcpu].on)
+		slots[obj_lie[vcpu].slot] = obj_lie[vcpu].val;
+	if (obj_mirror[vcpu])
+		memcpy(cpu_obj[vcpu] + obj_mirror[vcpu], slots, 33 * 8);
+	current_cpu = cpu_obj[vcpu];
+}
+
+void fake_obj_lie(unsigned vcpu, unsigned slot, uint64_t val)
+{
+	obj_lie[vcpu].on = true;
+	obj_lie[vcpu].slot = slot;
+	obj_lie[vcpu].val = val;
+}
+
+void fake_obj_mirror(unsigned vcpu, size_t offset)
+{
+	obj_mirror[vcpu] = offset;
+}
+
 static uint64_t *reg_slot(uintptr_t h)
 {
 	struct fake_cpu *c = &fake_cpus[cur];
@@ -258,6 +313,7 @@ bool qemu_plugin_write_register(struct qemu_plugin_register *handle,
 	if (!r || h >= H_SYS || buf->len < 8)
 		return false;
 	memcpy(r, buf->data, 8);
+	obj_refresh(cur);
 	return true;
 }
 
@@ -379,6 +435,7 @@ void fake_init_vcpus(void)
 	for (cur = 0; cur < fake_nvcpus; cur++) {
 		fake_cpus[cur].cpsr = 0x3c5;	/* EL1h, interrupts masked */
 		*fake_sys(cur, "SCTLR_EL1") = 1;
+		obj_refresh(cur);
 		if (init_cb)
 			init_cb(cur, init_ud);
 	}
@@ -432,6 +489,7 @@ uint64_t fake_exec_at(unsigned vcpu, uint64_t vaddr, uint64_t run_pc,
 	cur = vcpu;
 	cbs_run = 0;
 	fake_cpus[vcpu].pc = run_pc - fake_pc_lag;
+	obj_refresh(vcpu);
 	if (sigsetjmp(exec_jmp, 0))
 		return new_pc;
 	for (k = 0; k < insn->nops; k++) {
@@ -468,6 +526,7 @@ void fake_discon(unsigned vcpu, enum qemu_plugin_discon_type type,
 		 uint64_t from, uint64_t to)
 {
 	cur = vcpu;
+	obj_refresh(vcpu);
 	if (discon_cb)
 		discon_cb(vcpu, type, from, to, discon_ud);
 }

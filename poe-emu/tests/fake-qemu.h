@@ -58,6 +58,14 @@ uint64_t fake_exec_at(unsigned vcpu, uint64_t vaddr, uint64_t run_pc,
 extern unsigned fake_pc_lag;
 /* qemu_plugin_reset() calls so far (callbacks dropped, code flushed) */
 extern unsigned fake_resets;
+/*
+ * The stand-in of QEMU's CPU object of a vCPU holds x0-x30, sp, pc in
+ * slots 0-32, refreshed from fake_cpus before each instruction. From now
+ * on, make one slot hold val instead (the object disagrees with the
+ * API), or keep a second copy of the 33 slots at offset.
+ */
+void fake_obj_lie(unsigned vcpu, unsigned slot, uint64_t val);
+void fake_obj_mirror(unsigned vcpu, size_t offset);
 /* how many inline ops and callbacks the plugin put on an instruction */
 unsigned fake_ops_on(uint64_t pc, uint32_t word);
 /* how many callbacks the last fake_exec() ran */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fake-qemu.h"
+#include "../regs.h"
 
 #define BAD_PC		0x0080000000000000ull
 #define NOP		0xd503201fu
@@ -123,6 +124,16 @@ static void setup(unsigned ncpu, const char *opts)
 		exit(1);
 	}
 	fake_init_vcpus();
+	/* different values, so that the plugin reads them from the stand-in
+	 * of QEMU's CPU object after checking them (regs.c); tests set the
+	 * registers they use */
+	for (i = 0; i < ncpu; i++) {
+		unsigned r;
+
+		for (r = 0; r < 31; r++)
+			fake_cpus[i].x[r] = 0x5a5a000000000000ull | r << 12 | i;
+		fake_cpus[i].sp = 0x5a5a0000ffff0000ull | i;
+	}
 	memset(fake_mem, 0, 0x100000);
 	next_table = 0x10000;
 	root0 = next_table;
@@ -605,6 +616,7 @@ static void pcrel(void)
 	to_el0(0);
 	expect(fake_exec(0, UT + 0x2000, NOP) == UT + 0x2004,
 	       "fetch from key 0 denied after the other address faulted");
+	expect(poe_regs_fast(0), "registers not read from the CPU object");
 }
 
 /*
@@ -639,6 +651,79 @@ static void vectors_flush(void)
 	       "FAR %#llx", elr, far);
 }
 
+/*
+ * The registers read from QEMU's CPU object (regs.c): found there, and
+ * when the object disagrees with the API (or holds them twice), the API
+ * wins and the fast path is off for good.
+ */
+static void fastregs(void)
+{
+	setup(1, "");
+	map(KD, PO(1));
+	map(KD + 0x1000, PO(0));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	sync_(0);
+	expect(try_access(0, KT + 0x10, STR_X1_X2, KD), "store not denied");
+	expect(poe_regs_fast(0), "registers not read from the CPU object");
+	fake_obj_lie(0, 2, KD + 0x1000);	/* a key-0 page there */
+	expect(try_access(0, KT + 0x14, STR_X1_X2, KD),
+	       "the CPU object's x2 was used, not the API's");
+	expect(!poe_regs_fast(0), "fast path still on after a difference");
+}
+
+static void fastregs_twice(void)
+{
+	setup(1, "");
+	fake_obj_mirror(0, 0x100);		/* the registers twice */
+	map(KD, PO(1));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	sync_(0);
+	expect(try_access(0, KT + 0x10, STR_X1_X2, KD), "store not denied");
+	expect(!poe_regs_fast(0), "fast path on with the registers twice");
+}
+
+/*
+ * Loads in the TTBR1 half are not instrumented until an EL1 overlay
+ * denies R (kpkeys never does); then, at the ISB, the translations are
+ * flushed and they are checked.
+ */
+static void el1_reads(void)
+{
+	setup(1, "");
+	map(KD, PO(1));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);	/* key 1 read-only */
+	sync_(0);
+	expect(fake_ops_on(KT + 0x40, LDR_X1_X2) == fake_ops_on(KT + 0x44, NOP),
+	       "EL1 load instrumented while no key lacks R");
+	expect(fake_ops_on(UT + 0x40, LDR_X1_X2) > fake_ops_on(UT + 0x44, NOP),
+	       "TTBR0-half load not instrumented");
+	expect(fake_resets == 0, "flushed while no key lacks R");
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777707);	/* key 1: no access */
+	expect(fake_resets == 0, "flushed before the ISB");
+	sync_(0);
+	expect(fake_resets == 1, "%u flushes when a key lacks R, want 1",
+	       fake_resets);
+	expect(try_access(0, KT + 0x40, LDR_X1_X2, KD),
+	       "EL1 load from a no-access key not denied");
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777707);
+	expect(fake_resets == 1, "flushed again");
+}
+
+static void fastregs_off(void)
+{
+	setup(1, "fastregs=off");
+	map(KD, PO(1));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);
+	sync_(0);
+	expect(try_access(0, KT + 0x10, STR_X1_X2, KD), "store not denied");
+	expect(!poe_regs_fast(0), "fastregs=off: fast path on");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -671,6 +756,13 @@ static const struct {
 	  pcrel, 0 },
 	{ "installing the kernel's vectors flushes the translations",
 	  vectors_flush, 0 },
+	{ "registers from QEMU's CPU object, checked against the API",
+	  fastregs, 0 },
+	{ "registers twice in QEMU's CPU object: API only",
+	  fastregs_twice, 0 },
+	{ "fastregs=off: registers through the API only", fastregs_off, 0 },
+	{ "EL1 loads instrumented once an EL1 overlay denies R", el1_reads,
+	  0 },
 };
 
 int main(void)
