@@ -477,13 +477,26 @@ class Bench:
         return "\n".join(lines), rows
 
     def significant_rows(self):
+        """One line per column: which rows are significant, which not."""
         out = []
-        for row, label, cls in self.table_rows():
-            for k in ("no-batching", "HEAD"):
-                if k in self.names and self.significance(k, "baseline", row, cls):
-                    out.append("%s (%s)" % (label, k))
-            if "base" in self.names and self.significance("baseline", "base", row, cls):
-                out.append("%s (baseline vs base)" % label)
+        for k, ref, col in (("baseline", "base", "baseline vs base"),
+                            ("no-batching", "baseline", "no-batching"),
+                            ("HEAD", "baseline", "HEAD")):
+            if k not in self.names or ref not in self.names:
+                continue
+            yes, no = [], []
+            for row, label, cls in self.table_rows():
+                flag = self.significance(k, ref, row, cls)
+                (yes if flag else no).append(label + (" " + flag.strip() if flag else ""))
+            if not no:
+                what = "every row is significant"
+            elif not yes:
+                what = "no row is significant"
+            elif len(yes) >= len(no):
+                what = "significant except %s" % ", ".join(no)
+            else:
+                what = "significant: %s; the others are not" % ", ".join(yes)
+            out.append("- %s: %s." % (col, what))
         return out
 
     def kernel_lines(self):
@@ -522,9 +535,12 @@ class Bench:
             self.problems.append("matplotlib missing: no chart")
             return False
         rows = self.table_rows()
-        series = [("no-batching", "no-batching (low … high)", "#d62728"),
-                  ("HEAD", "HEAD (low … high)", "#1f77b4")]
-        series = [s for s in series if s[0] in self.names]
+        series = [("baseline", "base", "baseline vs base (low … high)", "#7f7f7f"),
+                  ("no-batching", "baseline", "no-batching (low … high)", "#d62728"),
+                  ("HEAD", "baseline", "HEAD (low … high)", "#1f77b4")]
+        alias = {k["name"]: k["alias"] for k in self.kernels if k.get("alias")}
+        series = [s for s in series if s[0] in self.names and s[1] in self.names
+                  and s[0] not in alias]
         seeds = [("v4-no-batching", "seed v4 no batching", "#ff9896"),
                  ("v5-corrected", "seed v5-corrected batching", "#aec7e8")]
         n = len(series) + len(seeds)
@@ -533,9 +549,9 @@ class Bench:
         for i, (row, label, cls) in enumerate(rows):
             y0 = len(rows) - 1 - i
             j = 0
-            for k, name, color in series:
-                lo = self.overhead(k, "baseline", row, "low", cls)
-                hi = self.overhead(k, "baseline", row, "high", cls)
+            for k, ref, name, color in series:
+                lo = self.overhead(k, ref, row, "low", cls)
+                hi = self.overhead(k, ref, row, "high", cls)
                 if lo is None:
                     continue
                 y = y0 + 0.4 - (j + 0.5) * h
@@ -555,9 +571,11 @@ class Bench:
         ax.set_yticklabels([r[1] for r in reversed(rows)], fontsize=8)
         ax.set_xscale("symlog", linthresh=10)
         ax.axvline(0, color="black", linewidth=0.8)
-        ax.set_xlabel("overhead vs baseline, % (modeled cycles; symlog scale)")
+        ax.set_xlabel("overhead, % (modeled cycles; symlog scale); no POE silicon: "
+                      "emulator counts + bench/cost-model")
         ax.set_title("kpkeys page-table hardening: modeled overhead per row\n"
-                     "(dark = low constants, light = up to high constants)", fontsize=10)
+                     "(dark = low constants, light = up to high constants%s)" % "".join(
+                         "; %s = %s" % (k, v) for k, v in alias.items()), fontsize=10)
         ax.legend(fontsize=8, loc="lower right")
         ax.grid(axis="x", alpha=0.3)
         fig.tight_layout()
@@ -616,7 +634,8 @@ class Bench:
             "Rows after the seed's: our own (mprotect: PROT_READ then PROT_READ|PROT_WRITE "
             "over the region; sparse: one page touched per 2 MiB over %s GiB, i.e. one new "
             "PTE table per touch, then munmap; shell loop by class)." % self.sparse_gib(), "",
-            "Significant rows: %s." % (", ".join(sig) if sig else "none"), "",
+            "Significance (within this run; `tools/bench compare` shows how two "
+            "runs differ):", ""] + sig + ["",
             "Rows whose repetitions spread by more than 2%%: %s." % (
                 ", ".join(flagged) if flagged else "none"), "",
             "## Calibration", "", self.calib_table(), "",

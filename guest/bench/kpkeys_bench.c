@@ -36,7 +36,8 @@
  *   kpkeys.bench_reps=N (default 5; smoke: 1)   kpkeys.bench_mib=1024
  *   kpkeys.bench_sparse_gib=16   kpkeys.bench_loops_pct=100 (vmalloc loop
  *   counts and shell-loop iterations, in percent of the defaults)
- *   kpkeys.bench_warmup=0   unmarked repetitions before the first one
+ *   kpkeys.bench_warmup=1   unmarked repetitions before the first one (the
+ *   first repetition of a row after another one measured up to 22% more)
  *   kpkeys.bench_mark_setup=0   1: also record the set-up (setup_begin())
  *
  * Output: TAP, one test per row (all its repetitions), and lines
@@ -92,14 +93,14 @@ struct row {
 	unsigned long mask;	/* vmalloc: run_test_mask */
 	unsigned long pages;	/* vmalloc: nr_pages */
 	unsigned long loops;	/* vmalloc: test_loop_count; shell: iterations */
-	unsigned long warmup;	/* unmarked repetitions first (at least) */
 	bool in_all;
 };
 
 static struct {
 	unsigned long reps, mib, sparse_gib, loops_pct, warmup, mark_setup;
 	bool marking;
-} opt = { .reps = 5, .mib = 1024, .sparse_gib = 16, .loops_pct = 100 };
+} opt = { .reps = 5, .mib = 1024, .sparse_gib = 16, .loops_pct = 100,
+	  .warmup = 1 };
 
 static char why[256];	/* the reason of the last failure */
 
@@ -203,6 +204,7 @@ struct region {
 	size_t len;
 	int huge;
 	unsigned long large;	/* 2 MiB ranges that are one folio */
+	long pgtables_kb;	/* PageTables before it was mapped */
 };
 
 /* Rss (kB) of the VMA starting at @p. */
@@ -250,6 +252,30 @@ static long meminfo_kb(const char *field)
 	}
 	fclose(f);
 	return kb;
+}
+
+/*
+ * Page-table pages are freed an RCU grace period after they were unmapped
+ * (arm64 has MMU_GATHER_RCU_TABLE_FREE), by whatever runs then: a later row
+ * would pay for them, or not, depending on timing. So whoever unmaps page
+ * tables waits, inside its row, until /proc/meminfo's PageTables is back
+ * to @kb (or has stopped moving: the kernel may have kept a table of its
+ * own meanwhile, e.g. for a vmalloc'ed stack).
+ */
+static void wait_pgtables(long kb)
+{
+	struct timespec ts = { .tv_nsec = 20 * 1000 * 1000 };	/* 2 ticks */
+	long now, last = -1;
+	int still = 0, i;
+
+	for (i = 0; i < 500 && still < 5; i++) {
+		nanosleep(&ts, NULL);
+		now = meminfo_kb("PageTables");
+		if (now <= kb)
+			return;
+		still = now == last ? still + 1 : 0;
+		last = now;
+	}
 }
 
 static int pread_u64(int fd, uint64_t idx, uint64_t *v)
@@ -331,6 +357,7 @@ static int region_map(struct region *r, size_t len, int huge)
 
 	r->len = len;
 	r->huge = huge;
+	r->pgtables_kb = meminfo_kb("PageTables");
 	/* 2 MiB aligned, so that every 2 MiB of it can be one THP */
 	r->p = mmap((void *)REGION_ADDR, len, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
@@ -388,6 +415,7 @@ static void region_drop(struct region *r)
 	if (r->p) {
 		setup_begin("setup/unmap");
 		munmap(r->p, r->len);
+		wait_pgtables(r->pgtables_kb);
 		setup_end();
 	}
 	r->p = NULL;
@@ -440,13 +468,14 @@ static int row_fork(const struct row *row, unsigned long rep)
 {
 	struct region *r;
 	int fds[2], status, rc;
-	long pid;
+	long pid, kb;
 	char c = 0;
 
 	if (region_get(row, rep, &r))
 		return -1;
 	if (pipe(fds))
 		return fail("pipe: %s", strerror(errno));
+	kb = meminfo_kb("PageTables");
 	begin(row, rep);
 	/* the bare system call: no libc atfork work inside the row */
 	pid = syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
@@ -463,6 +492,8 @@ static int row_fork(const struct row *row, unsigned long rep)
 	setup_begin("setup/child-exit");
 	rc = write(fds[1], &c, 1) != 1 || waitpid(pid, &status, 0) != pid ||
 	     !WIFEXITED(status) || WEXITSTATUS(status);
+	/* the child's page tables, before the next row */
+	wait_pgtables(kb);
 	setup_end();
 	if (rc)
 		return fail("child did not exit cleanly");
@@ -480,6 +511,7 @@ static int row_munmap(const struct row *row, unsigned long rep)
 		return -1;
 	begin(row, rep);
 	rc = munmap(r->p, r->len);
+	wait_pgtables(r->pgtables_kb);
 	end();
 	r->p = NULL;
 	return rc ? fail("munmap: %s", strerror(errno)) : 0;
@@ -506,8 +538,10 @@ static int row_sparse(const struct row *row, unsigned long rep)
 	static const struct row munmap_row = { .name = "sparse/munmap" };
 	size_t len = opt.sparse_gib << 30, off;
 	volatile char *p;
+	long kb;
 	int rc;
 
+	kb = meminfo_kb("PageTables");
 	p = mmap((void *)SPARSE_ADDR, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
 		 -1, 0);
@@ -524,6 +558,7 @@ static int row_sparse(const struct row *row, unsigned long rep)
 	     len / SZ_2M, smaps_rss_kb((void *)p));
 	begin(&munmap_row, rep);
 	rc = munmap((void *)p, len);
+	wait_pgtables(kb);
 	end();
 	info(&munmap_row, rep, "gib=%lu pte_tables=%zu", opt.sparse_gib, len / SZ_2M);
 	return rc ? fail("munmap: %s", strerror(errno)) : 0;
@@ -589,6 +624,7 @@ static int row_shell(const struct row *row, unsigned long rep)
 	char script[512];
 	int status;
 	pid_t pid;
+	long kb;
 
 	/*
 	 * Every program is named by its path, so that busybox sh forks and
@@ -602,6 +638,7 @@ static int row_shell(const struct row *row, unsigned long rep)
 		 "echo $i | /bin/busybox wc -c >/dev/null; "
 		 "/bin/busybox rm /tmp/bench.$i; "
 		 "i=$((i + 1)); done", scaled(row->loops));
+	kb = meminfo_kb("PageTables");
 	begin(row, rep);
 	pid = fork();
 	if (pid == 0) {
@@ -610,6 +647,8 @@ static int row_shell(const struct row *row, unsigned long rep)
 	}
 	if (pid > 0 && waitpid(pid, &status, 0) != pid)
 		pid = -1;
+	/* the last processes' page tables too */
+	wait_pgtables(kb);
 	end();
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
 		return fail("shell loop failed");
@@ -656,9 +695,7 @@ static const struct row rows[] = {
 	{ .name = "munmap/h:1", .fn = row_munmap, .huge = 1, .in_all = true },
 	{ .name = "fork/h:1", .fn = row_fork, .huge = 1, .in_all = true },
 	{ .name = "sparse/touch", .fn = row_sparse, .in_all = true },
-	/* the first load of a module does one-time work (e.g. 500 TLBIs) */
-	{ .name = "vmalloc/empty", .fn = row_vmalloc, .pages = 1, .loops = 1,
-	  .warmup = 1, .in_all = true },
+	VMALLOC("vmalloc/empty", 0, 1, 0, 1),
 	VMALLOC("fix_size_alloc/p:1/h:0", 1, 1, 0, 20000),
 	VMALLOC("fix_size_alloc/p:4/h:0", 1, 4, 0, 10000),
 	VMALLOC("fix_size_alloc/p:16/h:0", 1, 16, 0, 4000),
@@ -767,7 +804,7 @@ static void setup_system(void)
 
 int main(int argc, char **argv)
 {
-	unsigned long rep, w, warmup;
+	unsigned long rep, w;
 	struct timespec t0, t1;
 	int n = 0, failed = 0;
 	char sel[1024];
@@ -792,8 +829,7 @@ int main(int argc, char **argv)
 			region_drop(&cache[1]);
 		}
 		opt.marking = false;
-		warmup = opt.warmup > row->warmup ? opt.warmup : row->warmup;
-		for (w = 0; w < warmup && !rc; w++)
+		for (w = 0; w < opt.warmup && !rc; w++)
 			rc = row->fn(row, w);
 		if (!rc) {
 			opt.marking = true;
