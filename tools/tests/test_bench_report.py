@@ -98,6 +98,7 @@ class RunCorrections(unittest.TestCase):
                     f.write("kpkeys-bench: row=vm_map_ram/p:1/h:0 rep=%d loops=100\n" % rep)
                     f.write("kpkeys-bench: row=idle/1s rep=%d ticks=100\n" % rep)
                     f.write("kpkeys-bench: row=fork/h:0 rep=%d ticks=7\n" % rep)
+                    f.write("kpkeys-bench: row=fork/h:0 rep=%d ptes=262144\n" % rep)
                 for i, row in enumerate(["idle/1s", "fork/h:0", "vmalloc/empty",
                                          "vm_map_ram/p:1/h:0"], 1):
                     f.write("ok %d %s\n" % (i, row))
@@ -125,6 +126,21 @@ class RunCorrections(unittest.TestCase):
         self.assertEqual(self.bench.significance("HEAD", "baseline", "vm_map_ram/p:1/h:0"),
                          "(R) ")
         self.assertEqual(self.bench.problems, [])
+
+    def test_goals(self):
+        # fork/h:0: 500 instructions and 5 ISBs more on 100000 (tick-corrected):
+        # +0.57% with the low constants (IPC 1, ISB 15), +1.10% with the
+        # high ones (IPC 2, ISB 60): the 1% goal is missed under the high set.
+        # vm_map_ram: +1.25%, within its 5%.
+        text, missed = self.bench.goals()
+        self.assertEqual(missed, ["fork/h:0"])
+        line = [x for x in text.splitlines() if x.startswith("| fork/h:0 |")][0]
+        self.assertIn("+0.57% … +1.10%", line)
+        self.assertIn("not met** under the high constants (by 0.10 points)", line)
+        self.assertIn("ISB +0.60%", line)
+        # per section: 5 ISBs over the 512 PTE tables of 1 GiB
+        sect = [x for x in text.splitlines() if x.startswith("| fork/h:0 | 512 |")][0]
+        self.assertIn("| 0.010 |", sect)
 
 
 if __name__ == "__main__":
