@@ -4,6 +4,8 @@
 #   make check            tool tests, checkpatch, boot matrix ("N passed, N failed")
 #   make tree             (re)create build/linux = Linux 7.3 (tag base) + patches/
 #   make series           export build/linux base..HEAD back to patches/
+#   make send-check       prepare the mails in build/send/ and check them
+#                         (threading, git am, checkpatch, diffstat); sends nothing
 #   make defconfig-build  arm64 defconfig + CONFIG_KPKEYS_HARDENED_PGTABLES=y, W=1
 #   make prefixes         build and boot every prefix of the series (bisectability)
 #   make kunit            the kpkeys KUnit suite with the kernel's kunit.py, under
@@ -20,7 +22,7 @@
 # POE=off boots without the emulator: make run POE=off
 export POE
 
-.PHONY: run check tree series defconfig-build prefixes kunit matrix bench deps clean
+.PHONY: run check tree series send-check defconfig-build prefixes kunit matrix bench deps clean
 
 run:
 	@tools/run
@@ -33,6 +35,9 @@ tree:
 
 series:
 	@tools/series
+
+send-check:
+	@tools/send-check
 
 defconfig-build:
 	@tools/defconfig-build
