@@ -74,17 +74,59 @@ apt_private() {
 		-o APT::Architectures::=arm64 "$@"
 }
 
+# The Debian archive the host's apt uses, for the Debian 13 root and the
+# packages fetched into the cache: no mirror is written in the repository.
+# apt itself reads the host's sources (one-line .list files and deb822
+# .sources files); the main archive is the entry labelled "Debian" by its
+# Release file (security and backports have other labels) or, if apt has
+# no Release files yet, the one for the host's own codename.
+# DEBIAN_MIRROR in the environment overrides it. The host's apt proxy, if
+# any, is exported as http_proxy/https_proxy for debootstrap and the root's
+# apt (the private apt-get below reads the host's apt.conf itself).
+debian_mirror() {
+	local codename uri proxy scheme from="DEBIAN_MIRROR in the environment"
+	if [ -z "${DEBIAN_MIRROR:-}" ]; then
+		from="the host's apt sources"
+		codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+		uri=$(apt-get indextargets --format '$(TARGET_OF) $(SITE) $(LABEL)' 2>/dev/null |
+			awk '$1 == "deb" && $3 == "Debian" { print $2; exit }')
+		[ -n "$uri" ] || uri=$(apt-get indextargets --no-release-info \
+			--format '$(TARGET_OF) $(SITE) $(RELEASE)' 2>/dev/null |
+			awk -v c="$codename" '$1 == "deb" && $3 == c { print $2; exit }')
+		case $uri in file:/[!/]*) uri=file://${uri#file:} ;; esac
+		[ -n "$uri" ] || die "no Debian archive in the host's apt sources" \
+			"(/etc/apt/sources.list, /etc/apt/sources.list.d/*.list, *.sources);" \
+			"set DEBIAN_MIRROR=URL of a Debian mirror (the directory that holds dists/ and pool/)"
+		DEBIAN_MIRROR=$uri
+	fi
+	DEBIAN_MIRROR=${DEBIAN_MIRROR%/}
+	case $DEBIAN_MIRROR in
+	http://* | https://* | ftp://* | file:///*) ;;
+	*) die "Debian mirror '$DEBIAN_MIRROR' (from $from)" \
+		"is not an http://, https://, ftp:// or file:/// URL debootstrap can use; set DEBIAN_MIRROR" ;;
+	esac
+	for scheme in http https; do
+		proxy=
+		eval "$(apt-config shell proxy "Acquire::$scheme::Proxy" 2>/dev/null)"
+		case $proxy in "" | DIRECT | false) continue ;; esac
+		[ -n "$(printenv "${scheme}_proxy")" ] || export "${scheme}_proxy=$proxy"
+	done
+	export DEBIAN_MIRROR
+}
+
 apt_private_update() {
-	local stamp=$APT_DIR/updated
-	# Indexes younger than a day are good enough to find a pinned version.
-	if [ -n "$(find "$stamp" -mmin -1440 2>/dev/null)" ]; then
+	local stamp=$APT_DIR/updated sources
+	debian_mirror
+	sources="deb $DEBIAN_MIRROR $DEBIAN_ROOT_SUITE main
+deb $DEBIAN_MIRROR $DEBIAN_ROOT_SUITE-backports main"
+	# Indexes younger than a day, from the same mirror, are good enough to
+	# find a pinned version.
+	if [ -n "$(find "$stamp" -mmin -1440 2>/dev/null)" ] &&
+		[ "$(cat "$APT_DIR/sources.list" 2>/dev/null)" = "$sources" ]; then
 		return 0
 	fi
 	mkdir -p "$APT_DIR"
-	cat >"$APT_DIR/sources.list" <<-EOF
-	deb $DEBIAN_MIRROR $DEBIAN_ROOT_SUITE main
-	deb $DEBIAN_MIRROR $DEBIAN_ROOT_SUITE-backports main
-	EOF
+	echo "$sources" >"$APT_DIR/sources.list"
 	apt_private apt-get update >"$APT_DIR/update.log" 2>&1 ||
 		die "cannot read the Debian 13 archive index ($DEBIAN_MIRROR): see $APT_DIR/update.log"
 	touch "$stamp"
