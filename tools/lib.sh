@@ -19,6 +19,39 @@ mkdir -p "$CACHE" "$OUT" "$LOGS"
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 warn() { printf '\n*** WARNING: %s ***\n\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# A variable set to something the scripts cannot use: exit 2, as for usage.
+bad_input() { printf 'error: %s\n' "$*" >&2; exit 2; }
+
+# The variables the workbench reads from the environment (make passes its
+# command-line variables there), checked before any work starts. Names with
+# our prefixes that nothing reads are usually typos (POE_OPT= for POE_OPTS=).
+KNOWN_VARIABLES="KPKEYS_CACHE KPKEYS_LINUX KPKEYS_OUT KPKEYS_BIND POE POE_OPTS POE_DEBUG"
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+check_environment() {
+	local v val
+	for v in POE OOPS SMP NUMA HUGEPAGES BOOT_TIMEOUT MEM KCONFIG_ALLOW_MISSING; do
+		val=${!v-}
+		[ -n "$val" ] || continue
+		case $v in
+		POE) [[ $val =~ ^(on|off)$ ]] || bad_input "POE=$val: use POE=on (boot with the POE emulator) or POE=off" ;;
+		OOPS) [[ $val =~ ^(panic|continue)$ ]] || bad_input "OOPS=$val: use OOPS=panic (the default) or OOPS=continue" ;;
+		SMP | NUMA | BOOT_TIMEOUT)
+			if ! is_uint "$val" || [ "$((10#$val))" -lt 1 ]; then
+				bad_input "$v=$val: must be a whole number of at least 1"
+			fi ;;
+		HUGEPAGES) is_uint "$val" || bad_input "HUGEPAGES=$val: must be a whole number (0: none)" ;;
+		MEM) [[ $val =~ ^[1-9][0-9]*[KMGT]?$ ]] || bad_input "MEM=$val: a guest memory size such as 1G or 512M" ;;
+		KCONFIG_ALLOW_MISSING) [[ $val =~ ^[01]$ ]] || bad_input "KCONFIG_ALLOW_MISSING=$val: must be 0 or 1" ;;
+		esac
+	done
+	[ -z "${_KPKEYS_ENV_CHECKED:-}" ] || return 0
+	export _KPKEYS_ENV_CHECKED=1
+	for v in $(compgen -e | grep -E '^(KPKEYS|POE)_' || true); do
+		case " $KNOWN_VARIABLES " in *" $v "*) continue ;; esac
+		warn "$v is set but nothing reads it (known: $KNOWN_VARIABLES); a typo?"
+	done
+}
+check_environment
 
 # Run "$@" and print how long it took, so every phase shows its cost.
 timed() {

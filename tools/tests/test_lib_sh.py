@@ -20,8 +20,10 @@ def lib_sh(script, env=None, apt_conf=""):
                     f'Dir::Etc::SourceParts "{d}/parts";\n'
                     f'Dir::Etc::Parts "{d}/conf.d";\n'
                     f'Dir::State::Lists "{d}/lists";\n' + apt_conf)
+        ours = ("KPKEYS_", "POE", "_KPKEYS_", "DEBIAN_MIRROR", "SMP", "NUMA", "HUGEPAGES",
+                "OOPS", "BOOT_TIMEOUT", "MEM", "KCONFIG_ALLOW_MISSING")
         e = {k: v for k, v in os.environ.items()
-             if not k.lower().endswith("_proxy") and k != "DEBIAN_MIRROR"}
+             if not k.lower().endswith("_proxy") and not k.startswith(ours)}
         e.update(APT_CONFIG=conf, KPKEYS_CACHE=os.path.join(d, "cache"), **(env or {}))
         return subprocess.run(["bash", "-c", f'. "{TOP}/tools/lib.sh"; {script}'],
                               env=e, capture_output=True, text=True, cwd=d)
@@ -82,6 +84,41 @@ class DebianMirror(unittest.TestCase):
         r = self.run_with(sources="", env={"DEBIAN_MIRROR": "mirror+file:/etc/mirrors"})
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("not an http://", r.stderr)
+
+
+class Environment(unittest.TestCase):
+    """Values the scripts cannot use stop them (exit 2) before any work;
+    unknown KPKEYS_*/POE_* names are reported."""
+
+    def source(self, **env):
+        return lib_sh("echo sourced", env=env)
+
+    def test_bad_values_exit_2(self):
+        for var, val in (("POE", "bogus"), ("POE", "ON"), ("SMP", "0"), ("SMP", "two"),
+                         ("NUMA", "-1"), ("HUGEPAGES", "64k"), ("OOPS", "ignore"),
+                         ("BOOT_TIMEOUT", "10s"), ("MEM", "1X"),
+                         ("KCONFIG_ALLOW_MISSING", "yes")):
+            with self.subTest(var=var, val=val):
+                r = self.source(**{var: val})
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(f"error: {var}={val}: ", r.stderr)
+                self.assertNotIn("sourced", r.stdout)
+
+    def test_good_values_pass(self):
+        r = self.source(POE="off", SMP="4", NUMA="2", HUGEPAGES="0", OOPS="continue",
+                        BOOT_TIMEOUT="900", MEM="3G", KCONFIG_ALLOW_MISSING="1")
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (0, "sourced\n", ""))
+
+    def test_unknown_names_warn(self):
+        r = self.source(POE_OPT="strict=on", KPKEYS_CACH="/tmp", POE_OPTS="stats=on")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("POE_OPT is set but nothing reads it", r.stderr)
+        self.assertIn("KPKEYS_CACH is set but nothing reads it", r.stderr)
+        self.assertNotIn("POE_OPTS is set", r.stderr)
+
+    def test_unknown_names_warn_once_per_run(self):
+        r = lib_sh('bash -c ". \\"$TOP/tools/lib.sh\\""', env={"POE_OPT": "x"})
+        self.assertEqual(r.stderr.count("POE_OPT is set"), 1, r.stderr)
 
 
 if __name__ == "__main__":
