@@ -172,19 +172,39 @@ apt_newest_version() {
 		grep -E "^$2" | sort -V | tail -n 1
 }
 
+# Is the cached .deb $1 whole? apt-get download checked it against the
+# archive's index and its sha256 was recorded next to it; a .deb cached
+# before that is read through once (ar members, control, every data file).
+deb_ok() {
+	local deb=$1
+	if [ -f "$deb.sha256" ]; then
+		(cd "$(dirname "$deb")" && sha256sum -c --quiet --status "$(basename "$deb").sha256")
+		return
+	fi
+	dpkg-deb --info "$deb" >/dev/null 2>&1 &&
+		dpkg-deb --fsys-tarfile "$deb" 2>/dev/null | tar -t >/dev/null 2>&1 || return 1
+	(cd "$(dirname "$deb")" && sha256sum "$(basename "$deb")" >"$(basename "$deb").sha256")
+}
+
 # Download package $1 (version $2, "pkg:arch" allowed) into the cache and
-# print the path of the .deb.
+# print the path of the .deb. A damaged cached copy is downloaded again.
 fetch_deb() {
 	local pkg=$1 ver=$2 dir=$CACHE/debs tmp deb
 	mkdir -p "$dir"
 	deb=$(find "$dir" -maxdepth 1 -name "${pkg%%:*}_*${ver#*:}_*.deb" | head -n 1)
+	if [ -n "$deb" ] && ! deb_ok "$deb"; then
+		warn "cached $(basename "$deb") is damaged (sha256 or archive structure): downloading it again"
+		rm -f "$deb" "$deb.sha256"
+		deb=
+	fi
 	if [ -z "$deb" ]; then
 		apt_private_update
 		tmp=$(mktemp -d "$dir/.dl.XXXXXX")
 		(cd "$tmp" && apt_private apt-get download "$pkg=$ver" >"$tmp/log" 2>&1) ||
 			{ cat "$tmp/log" >&2; rm -rf "$tmp"; die "cannot download Debian package $pkg=$ver"; }
 		deb=$(find "$tmp" -name '*.deb' | head -n 1)
-		mv "$deb" "$dir/"
+		(cd "$tmp" && sha256sum "$(basename "$deb")" >"$(basename "$deb").sha256")
+		mv "$deb" "$deb.sha256" "$dir/"
 		rm -rf "$tmp"
 		deb=$dir/$(basename "$deb")
 	fi
