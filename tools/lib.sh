@@ -72,6 +72,13 @@ commit_path() {
 	rm -rf "$2.old"
 }
 
+# Is the git repository $1 whole and does it have revision $2? A cache
+# entry that fails this (truncated copy, lost objects) is recreated.
+git_repo_ok() {
+	git -C "$1" rev-parse -q --verify "$2^{commit}" >/dev/null 2>&1 &&
+		git -C "$1" fsck --connectivity-only --no-dangling >/dev/null 2>&1
+}
+
 # Install missing Debian 12 host packages, naming whatever cannot be had.
 ensure_host_packages() {
 	local missing=() p
