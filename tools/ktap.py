@@ -284,8 +284,7 @@ def verdict(run, out):
     if emu.poe == "off":
         lines.append("emulator: off (no POE: the kpkeys cases that need it skip)")
     elif emu.poe or emu.faults is not None or emu.stops:
-        mode = "strict mode" if emu.strict else "not strict (EL1 faults are not checked)"
-        text = f"emulator, {mode}: "
+        text = f"emulator, {'strict' if emu.strict else 'not strict'}: "
         if emu.strict:
             text += f"{len(emu.stops)} unexpected EL1 overlay fault{'s' if len(emu.stops) != 1 else ''}; "
             bad += [f"emulator stopped: {w}" for w in emu.stops]
@@ -294,8 +293,7 @@ def verdict(run, out):
         elif emu.faults_el1 is not None:
             text += f"{emu.faults} faults delivered, {emu.faults_el1} of them at EL1 fixups"
         else:
-            text += (f"{emu.faults} faults delivered (EL0 and EL1 fixups: "
-                     "the emulator does not count them apart)")
+            text += f"{emu.faults} faults delivered (EL0 and EL1 fixups together)"
         if emu.allowed:
             text += f"; {emu.allowed} denied EL1 accesses let through by strict_allow="
         lines.append(text)
@@ -326,7 +324,7 @@ def skip_summary(suite, skipped, log):
         top = sorted(kinds.items(), key=lambda kv: -kv[1])
         by = ", ".join(f"{n} {k}" for k, n in top[:4]) + (", ..." if len(top) > 4 else "")
         why = f"{SKIP_REASONS[suite.name]} ({by})" if suite.name in SKIP_REASONS else by
-    where = f"; every case in {log}" if log else ""
+    where = f"; the list is in {log}" if log else ""
     return f"    skipped {len(skipped)} cases: {why}{where}"
 
 

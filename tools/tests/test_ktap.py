@@ -240,7 +240,7 @@ class Verdict(unittest.TestCase):
         # The rseq bug fails a user-pkey suite (below), not kpkeys.
         self.assertEqual(head[1], "kselftest-user-pkeys.log: kpkeys ok")
         self.assertIn("kpkeys KUnit: none in this boot", head[2])
-        self.assertIn("emulator, strict mode: 0 unexpected EL1 overlay faults; 154 faults delivered",
+        self.assertIn("emulator, strict: 0 unexpected EL1 overlay faults; 154 faults delivered",
                       head[3])
 
     def test_strict_stop_is_an_unexpected_fault(self):
@@ -282,7 +282,7 @@ class Verdict(unittest.TestCase):
         skips = [ln for ln in text.splitlines() if ln.strip().startswith("skipped")]
         self.assertEqual(skips, ["    skipped 12 cases: probes that cannot run: the feature is "
                                  "absent from -cpu max, or the test has no SIGILL/SIGBUS probe "
-                                 "for it (8 sigill, 4 sigbus); every case in boot-hw.log"])
+                                 "for it (8 sigill, 4 sigbus); the list is in boot-hw.log"])
         self.assertEqual(totals[ktap.SKIP], 12)
 
     def test_short_skip_list_is_kept(self):
