@@ -14,8 +14,8 @@ messages inside their blocks are left to LKDTM's runner to judge.
 
     tools/ktap.py report NAME=LOG[=SUITE SUITE...] ...
         print the kpkeys verdict of every boot (its kpkeys KUnit and
-        kselftest cases, the emulator's strict-mode stops and delivered
-        faults), then a table per suite, then
+        kselftest cases and LKDTM's page-table writes, the emulator's
+        strict-mode stops and delivered faults), then a table per suite, then
         "guest: N passed, N failed, N skipped"; exit 1 on any failure,
         including a listed suite (KUnit, or test_vmalloc) that did not run.
         A suite's long list of skips is one line (count and reason); the
@@ -268,7 +268,8 @@ def verdict(run, out):
     bad = list(run.problems)
     lines = []
     for label, kind, prefix in (("kpkeys KUnit", "kunit", "kpkeys"),
-                                ("kpkeys kselftests", "kselftest", "kpkeys:")):
+                                ("kpkeys kselftests", "kselftest", "kpkeys:"),
+                                ("LKDTM page-table writes", "kselftest", "lkdtm:PGTABLE_")):
         ours = [s for s in run.suites if s.kind == kind and s.name.startswith(prefix)]
         if not ours:
             if kind == "kunit":

@@ -285,6 +285,14 @@ class Verdict(unittest.TestCase):
                                  "for it (8 sigill, 4 sigbus); the list is in boot-hw.log"])
         self.assertEqual(totals[ktap.SKIP], 12)
 
+    def test_kpkeys_kselftests_and_lkdtm_page_table_writes(self):
+        run = ktap.parse_log("vmalloc-lkdtm", VmallocAndLkdtm.LOG)
+        text, _ = self.report(run)
+        verdict = text.split("\n\n")[0]
+        self.assertIn("kpkeys kselftests: 0 passed, 1 failed, 0 skipped", verdict)
+        self.assertIn("LKDTM page-table writes: 1 passed, 0 failed, 0 skipped", verdict)
+        self.assertIn("vmalloc-lkdtm: kpkeys FAILED", verdict)
+
     def test_short_skip_list_is_kept(self):
         text, _ = self.report(load("kselftest-user-pkeys.log"))
         self.assertIn("    skipped test_kfree_rcu: can't do kfree_rcu() when test is built-in", text)
