@@ -13,9 +13,13 @@ test_vmalloc. LKDTM's kselftests (lkdtm:*) oops on purpose: kernel failure
 messages inside their blocks are left to LKDTM's runner to judge.
 
     tools/ktap.py report NAME=LOG[=SUITE SUITE...] ...
-        print a table per suite and "guest: N passed, N failed, N skipped";
-        exit 1 on any failure, including a listed suite (KUnit, or
-        test_vmalloc) that did not run
+        print the kpkeys verdict of every boot (its kpkeys KUnit and
+        kselftest cases and LKDTM's page-table writes, the emulator's
+        strict-mode stops and delivered faults), then a table per suite, then
+        "guest: N passed, N failed, N skipped"; exit 1 on any failure,
+        including a listed suite (KUnit, or test_vmalloc) that did not run.
+        A suite's long list of skips is one line (count and reason); the
+        log has every case.
 """
 
 import re
@@ -38,6 +42,20 @@ KERNEL_FAILURE = re.compile(
 # lib/test_vmalloc.c: "Summary: NAME passed: N failed: N xfailed: N ..."
 VMALLOC = re.compile(r"Summary: (?P<name>\w+) passed: \d+ failed: (?P<failed>\d+)"
                      r"(?: xfailed: (?P<xfailed>\d+))?")
+# tools/boot's first line: "kpkeys-boot: kernel=K poe=on (OPTS) smp=N ..."
+BOOT = re.compile(r"^kpkeys-boot: kernel=\S+ poe=(?P<poe>\w+)(?: \((?P<opts>[^)]*)\))?")
+# The emulator's strict mode stops QEMU with "poe-emu: strict: WHY" and a
+# "poe-emu:   vcpu ..." line; with strict_allow= the allowed ones say so.
+STRICT_ALLOWED = "poe-emu: strict: allowed denied EL1 access"
+STATS = re.compile(r"^poe-stats: total (?P<fields>.*)$")
+# More skips than this in one suite are one line of the report.
+SKIP_LIST_MAX = 8
+# Why whole families of a suite's cases skip, where the skip lines only
+# name the case (arm64:hwcap prints "ok N # SKIP sigbus_AES").
+SKIP_REASONS = {
+    "arm64:hwcap": "probes that cannot run: the feature is absent from "
+                   "-cpu max, or the test has no SIGILL/SIGBUS probe for it",
+}
 
 
 @dataclass
@@ -150,11 +168,24 @@ def parse_kselftest(lines, name):
 
 
 @dataclass
+class Emulator:
+    """What the POE emulator said during a run (all boots of its log)."""
+    poe: str = ""          # "on"/"off" from tools/boot's line, "" if unknown
+    strict: bool = False
+    stops: list = field(default_factory=list)  # strict-mode stops (unexpected)
+    allowed: int = 0       # denied EL1 accesses let through by strict_allow=
+    faults: int = None     # faults delivered, every EL (poe-stats total)
+    faults_el1: int = None  # of which at EL1, if the emulator counts them
+
+
+@dataclass
 class Run:
     name: str
     suites: list
     problems: list  # run-level failures: crash, timeout, no power-off
     notes: list
+    emu: Emulator = field(default_factory=Emulator)
+    log: str = ""
 
 
 BLOCK = re.compile(r"^kpkeys-guest: (kselftest|guest|kunit)-begin (\S+)")
@@ -202,22 +233,122 @@ def parse_log(name, text):
             notes.append(ln.strip())
     if not any(ln.startswith("kpkeys-guest: done") for ln in lines):
         problems.append("guest did not reach 'done' (hang, crash or timeout)")
-    return Run(name, suites, problems, notes)
+    return Run(name, suites, problems, notes, parse_emulator(lines))
+
+
+def parse_emulator(lines):
+    emu = Emulator()
+    for n, ln in enumerate(lines):
+        m = BOOT.match(ln)
+        if m:
+            emu.poe = m.group("poe")
+            emu.strict = emu.strict or "strict=on" in (m.group("opts") or "").split(",")
+        elif ln.startswith(STRICT_ALLOWED):
+            emu.allowed += 1
+        elif (ln.startswith("poe-emu: strict: ") and n + 1 < len(lines)
+              and lines[n + 1].startswith("poe-emu:   vcpu")):
+            emu.stops.append(ln[len("poe-emu: strict: "):].strip())
+        m = STATS.match(ln)
+        if m:
+            fields = dict(f.split("=", 1) for f in m.group("fields").split() if "=" in f)
+            if "faults" in fields:
+                emu.faults = (emu.faults or 0) + int(fields["faults"])
+            if "faults_el1" in fields:
+                emu.faults_el1 = (emu.faults_el1 or 0) + int(fields["faults_el1"])
+            emu.poe = emu.poe or "on"
+    return emu
+
+
+def counts(suites):
+    return tuple(sum(s.count(st) for s in suites) for st in (PASS, FAIL, SKIP))
+
+
+def verdict(run, out):
+    """The lines that say whether kpkeys works in this boot."""
+    bad = list(run.problems)
+    lines = []
+    for label, kind, prefix in (("kpkeys KUnit", "kunit", "kpkeys"),
+                                ("kpkeys kselftests", "kselftest", "kpkeys:"),
+                                ("LKDTM page-table writes", "kselftest", "lkdtm:PGTABLE_")):
+        ours = [s for s in run.suites if s.kind == kind and s.name.startswith(prefix)]
+        if not ours:
+            if kind == "kunit":
+                lines.append(f"{label}: none in this boot")
+            continue
+        p, f, sk = counts(ours)
+        why = most_common([c.reason for s in ours for c in s.cases if c.status == SKIP])
+        lines.append(f"{label}: {p} passed, {f} failed, {sk} skipped"
+                     + (f" ({why})" if sk and why else ""))
+        if f:
+            bad.append(f"{f} {label} case{'s' if f > 1 else ''} failed")
+    emu = run.emu
+    if emu.poe == "off":
+        lines.append("emulator: off (no POE: the kpkeys cases that need it skip)")
+    elif emu.poe or emu.faults is not None or emu.stops:
+        text = f"emulator, {'strict' if emu.strict else 'not strict'}: "
+        if emu.strict:
+            text += f"{len(emu.stops)} unexpected EL1 overlay fault{'s' if len(emu.stops) != 1 else ''}; "
+            bad += [f"emulator stopped: {w}" for w in emu.stops]
+        if emu.faults is None:
+            text += "no fault count (QEMU did not exit normally)"
+        elif emu.faults_el1 is not None:
+            text += f"{emu.faults} faults delivered, {emu.faults_el1} of them at EL1 fixups"
+        else:
+            text += f"{emu.faults} faults delivered (EL0 and EL1 fixups together)"
+        if emu.allowed:
+            text += f"; {emu.allowed} denied EL1 accesses let through by strict_allow="
+        lines.append(text)
+    print(f"{run.name}: kpkeys {'FAILED' if bad else 'ok'}", file=out)
+    for ln in lines:
+        print(f"    {ln}", file=out)
+    for b in bad[:3]:
+        print(f"    FAILED  {b}", file=out)
+    if len(bad) > 3:
+        print(f"    ... {len(bad) - 3} more in the tables below", file=out)
+
+
+def most_common(reasons):
+    reasons = [r for r in reasons if r]
+    return max(set(reasons), key=reasons.count) if reasons else ""
+
+
+def skip_summary(suite, skipped, log):
+    """One line for a long list of skips: the count and why."""
+    reasons = [c.reason or c.name for c in skipped]
+    if len(set(reasons)) == 1:
+        why = reasons[0]
+    else:
+        kinds = {}
+        for r in reasons:
+            k = re.split(r"[_ :]", r, maxsplit=1)[0] or r
+            kinds[k] = kinds.get(k, 0) + 1
+        top = sorted(kinds.items(), key=lambda kv: -kv[1])
+        by = ", ".join(f"{n} {k}" for k, n in top[:4]) + (", ..." if len(top) > 4 else "")
+        why = f"{SKIP_REASONS[suite.name]} ({by})" if suite.name in SKIP_REASONS else by
+    where = f"; the list is in {log}" if log else ""
+    return f"    skipped {len(skipped)} cases: {why}{where}"
 
 
 def report(runs, out=sys.stdout):
     totals = {PASS: 0, FAIL: 0, SKIP: 0}
+    print("== kpkeys verdict", file=out)
+    for run in runs:
+        verdict(run, out)
     for run in runs:
         print(f"\n== {run.name}", file=out)
         print(f"{'suite':44} {'kind':9} {'pass':>5} {'fail':>5} {'skip':>5}", file=out)
         for s in run.suites:
             print(f"{s.name:44} {s.kind:9} {s.count(PASS):5} {s.count(FAIL):5} {s.count(SKIP):5}",
                   file=out)
+            skipped = [c for c in s.cases if c.status == SKIP]
             for c in s.cases:
                 if c.status == FAIL:
                     print(f"    FAILED  {c.name}{': ' + c.reason if c.reason else ''}", file=out)
-                elif c.status == SKIP:
-                    print(f"    skipped {c.name}: {c.reason or '(no reason given)'}", file=out)
+                elif c.status == SKIP and len(skipped) <= SKIP_LIST_MAX:
+                    name = f"{c.name}: " if c.name else ""
+                    print(f"    skipped {name}{c.reason or '(no reason given)'}", file=out)
+            if len(skipped) > SKIP_LIST_MAX:
+                print(skip_summary(s, skipped, run.log), file=out)
             for st in totals:
                 totals[st] += s.count(st)
         for p in run.problems:
@@ -237,6 +368,7 @@ def load(args):
         name, path, *expect = a.split("=", 2)
         with open(path, errors="replace") as f:
             run = parse_log(name, f.read())
+        run.log = path
         ran = {s.name for s in run.suites}
         run.problems += [f"expected suite {e} did not run"
                          for e in (expect[0].split() if expect else []) if e not in ran]

@@ -1,5 +1,6 @@
 """Tests of tools/ktap.py on serial logs captured from real boots."""
 
+import io
 import os
 import tempfile
 import unittest
@@ -222,6 +223,79 @@ kpkeys-guest: done
             run, = ktap.load([f"a={f.name}=test_vmalloc nosuch"])
         self.assertEqual([p for p in run.problems if "did not run" in p],
                          ["expected suite nosuch did not run"])
+
+
+class Verdict(unittest.TestCase):
+    """The report's first lines: whether kpkeys works in each boot."""
+
+    def report(self, *runs):
+        out = io.StringIO()
+        totals = ktap.report(list(runs), out=out)
+        return out.getvalue(), totals
+
+    def test_strict_boot_leads_with_kunit_and_faults(self):
+        text, _ = self.report(load("kselftest-user-pkeys.log"))
+        head = text.splitlines()[:4]
+        self.assertEqual(head[0], "== kpkeys verdict")
+        # The rseq bug fails a user-pkey suite (below), not kpkeys.
+        self.assertEqual(head[1], "kselftest-user-pkeys.log: kpkeys ok")
+        self.assertIn("kpkeys KUnit: none in this boot", head[2])
+        self.assertIn("emulator, strict: 0 unexpected EL1 overlay faults; 154 faults delivered",
+                      head[3])
+
+    def test_strict_stop_is_an_unexpected_fault(self):
+        text, _ = self.report(load("resume-kexec-unfixed.log"))
+        self.assertIn("resume-kexec-unfixed.log: kpkeys FAILED", text)
+        self.assertIn("1 unexpected EL1 overlay fault;", text)
+        self.assertIn("FAILED  emulator stopped: unexpected EL1 overlay violation", text)
+        self.assertIn("no fault count", text)
+
+    def test_kpkeys_cases_and_their_failures(self):
+        text, _ = self.report(load("kunit-kpkeys-panic.log"))
+        self.assertIn("kpkeys KUnit: 6 passed, 13 failed, 0 skipped", text)
+        self.assertIn("FAILED  13 kpkeys KUnit cases failed", text)
+
+    def test_el1_faults_and_poe_off(self):
+        on = ktap.parse_log("on", "kpkeys-boot: kernel=K poe=on (strict=on,stats=on) smp=2\n"
+                                  "kpkeys-guest: done\n"
+                                  "poe-stats: total por_el1_writes=1 faults=9 faults_el1=2\n")
+        off = ktap.parse_log("off", "kpkeys-boot: kernel=K poe=off smp=2\n"
+                                    "[    1.0]     # Subtest: kpkeys_hardened_pgtables\n"
+                                    "[    1.0]     ok 1 a # SKIP POE not present\n"
+                                    "[    1.0] ok 1 kpkeys_hardened_pgtables\n"
+                                    "kpkeys-guest: done\n")
+        text, _ = self.report(on, off)
+        self.assertIn("9 faults delivered, 2 of them at EL1 fixups", text)
+        self.assertIn("off: kpkeys ok\n    kpkeys KUnit: 0 passed, 0 failed, 1 skipped (POE not present)\n"
+                      "    emulator: off", text)
+
+    def test_long_skip_list_is_one_line(self):
+        cases = "".join(f"# ok {i} # SKIP sig{'ill' if i % 3 else 'bus'}_F{i}\n" for i in range(1, 13))
+        run = ktap.parse_log("hw", "kpkeys-guest: begin\n"
+                             "kpkeys-guest: kselftest-begin arm64:hwcap\n"
+                             f"# 1..13\n# ok 13 cpuinfo_match_POE\n{cases}"
+                             "ok 1 selftests: arm64: hwcap\n"
+                             "kpkeys-guest: kselftest-end arm64:hwcap rc=0\n"
+                             "kpkeys-guest: done\n")
+        run.log = "boot-hw.log"
+        text, totals = self.report(run)
+        skips = [ln for ln in text.splitlines() if ln.strip().startswith("skipped")]
+        self.assertEqual(skips, ["    skipped 12 cases: probes that cannot run: the feature is "
+                                 "absent from -cpu max, or the test has no SIGILL/SIGBUS probe "
+                                 "for it (8 sigill, 4 sigbus); the list is in boot-hw.log"])
+        self.assertEqual(totals[ktap.SKIP], 12)
+
+    def test_kpkeys_kselftests_and_lkdtm_page_table_writes(self):
+        run = ktap.parse_log("vmalloc-lkdtm", VmallocAndLkdtm.LOG)
+        text, _ = self.report(run)
+        verdict = text.split("\n\n")[0]
+        self.assertIn("kpkeys kselftests: 0 passed, 1 failed, 0 skipped", verdict)
+        self.assertIn("LKDTM page-table writes: 1 passed, 0 failed, 0 skipped", verdict)
+        self.assertIn("vmalloc-lkdtm: kpkeys FAILED", verdict)
+
+    def test_short_skip_list_is_kept(self):
+        text, _ = self.report(load("kselftest-user-pkeys.log"))
+        self.assertIn("    skipped test_kfree_rcu: can't do kfree_rcu() when test is built-in", text)
 
 
 if __name__ == "__main__":

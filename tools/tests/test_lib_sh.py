@@ -1,0 +1,125 @@
+"""tools/lib.sh helpers, run in bash against a private apt configuration."""
+
+import os
+import subprocess
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def lib_sh(script, env=None, apt_conf=""):
+    """Run SCRIPT after sourcing tools/lib.sh, with apt reading only the
+    sources and settings given in APT_CONF (a tempdir holds the rest)."""
+    with tempfile.TemporaryDirectory() as d:
+        for sub in ("parts", "lists", "conf.d"):
+            os.mkdir(os.path.join(d, sub))
+        conf = os.path.join(d, "apt.conf")
+        with open(conf, "w") as f:
+            f.write(f'Dir::Etc::SourceList "{d}/sources.list";\n'
+                    f'Dir::Etc::SourceParts "{d}/parts";\n'
+                    f'Dir::Etc::Parts "{d}/conf.d";\n'
+                    f'Dir::State::Lists "{d}/lists";\n' + apt_conf)
+        ours = ("KPKEYS_", "POE", "_KPKEYS_", "DEBIAN_MIRROR", "SMP", "NUMA", "HUGEPAGES",
+                "OOPS", "BOOT_TIMEOUT", "MEM", "KCONFIG_ALLOW_MISSING")
+        e = {k: v for k, v in os.environ.items()
+             if not k.lower().endswith("_proxy") and not k.startswith(ours)}
+        e.update(APT_CONFIG=conf, KPKEYS_CACHE=os.path.join(d, "cache"), **(env or {}))
+        return subprocess.run(["bash", "-c", f'. "{TOP}/tools/lib.sh"; {script}'],
+                              env=e, capture_output=True, text=True, cwd=d)
+
+
+class DebianMirror(unittest.TestCase):
+    SHOW = 'debian_mirror; echo "$DEBIAN_MIRROR ${http_proxy:-no-proxy}"'
+
+    def run_with(self, sources=None, deb822=None, extra="", env=None):
+        # apt.conf cannot create files: write the sources from the script.
+        pre = ""
+        if sources is not None:
+            pre += f'cat >"$(dirname "$APT_CONFIG")/sources.list" <<"EOF"\n{sources}EOF\n'
+        if deb822 is not None:
+            pre += f'cat >"$(dirname "$APT_CONFIG")/parts/host.sources" <<"EOF"\n{deb822}EOF\n'
+        return lib_sh(pre + self.SHOW, env=env, apt_conf=extra)
+
+    def codename(self):
+        with open("/etc/os-release") as f:
+            return next(ln.split("=", 1)[1].strip().strip('"') for ln in f
+                        if ln.startswith("VERSION_CODENAME="))
+
+    def test_one_line_sources_main_archive_not_security(self):
+        c = self.codename()
+        r = self.run_with(sources=f"deb file:///srv/sec {c}-security main\n"
+                                  f"# deb file:///srv/old {c} main\n"
+                                  f"deb [arch=amd64] file:///srv/main/ {c} main contrib\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), ["file:///srv/main", "no-proxy"])
+
+    def test_deb822_sources(self):
+        c = self.codename()
+        r = self.run_with(deb822=f"Types: deb\nURIs: file:///srv/sec\nSuites: {c}-security\n"
+                                 f"Components: main\n\n"
+                                 f"Types: deb\nURIs: file:///srv/main\nSuites: {c} {c}-updates\n"
+                                 f"Components: main\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split()[0], "file:///srv/main")
+
+    def test_apt_proxy_is_exported(self):
+        r = self.run_with(sources=f"deb file:///srv/main {self.codename()} main\n",
+                          extra='Acquire::http::Proxy "http://127.0.0.1:3142";\n')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), ["file:///srv/main", "http://127.0.0.1:3142"])
+
+    def test_no_archive_is_a_clear_error(self):
+        r = self.run_with(sources="")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no Debian archive in the host's apt sources", r.stderr)
+        self.assertIn("DEBIAN_MIRROR", r.stderr)
+
+    def test_environment_overrides(self):
+        r = self.run_with(sources="", env={"DEBIAN_MIRROR": "file:///srv/other/"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split()[0], "file:///srv/other")
+
+    def test_unusable_scheme_is_refused(self):
+        r = self.run_with(sources="", env={"DEBIAN_MIRROR": "mirror+file:/etc/mirrors"})
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("not an http://", r.stderr)
+
+
+class Environment(unittest.TestCase):
+    """Values the scripts cannot use stop them (exit 2) before any work;
+    unknown KPKEYS_*/POE_* names are reported."""
+
+    def source(self, **env):
+        return lib_sh("echo sourced", env=env)
+
+    def test_bad_values_exit_2(self):
+        for var, val in (("POE", "bogus"), ("POE", "ON"), ("SMP", "0"), ("SMP", "two"),
+                         ("NUMA", "-1"), ("HUGEPAGES", "64k"), ("OOPS", "ignore"),
+                         ("BOOT_TIMEOUT", "10s"), ("MEM", "1X"),
+                         ("KCONFIG_ALLOW_MISSING", "yes")):
+            with self.subTest(var=var, val=val):
+                r = self.source(**{var: val})
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(f"error: {var}={val}: ", r.stderr)
+                self.assertNotIn("sourced", r.stdout)
+
+    def test_good_values_pass(self):
+        r = self.source(POE="off", SMP="4", NUMA="2", HUGEPAGES="0", OOPS="continue",
+                        BOOT_TIMEOUT="900", MEM="3G", KCONFIG_ALLOW_MISSING="1")
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (0, "sourced\n", ""))
+
+    def test_unknown_names_warn(self):
+        r = self.source(POE_OPT="strict=on", KPKEYS_CACH="/tmp", POE_OPTS="stats=on")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("POE_OPT is set but nothing reads it", r.stderr)
+        self.assertIn("KPKEYS_CACH is set but nothing reads it", r.stderr)
+        self.assertNotIn("POE_OPTS is set", r.stderr)
+
+    def test_unknown_names_warn_once_per_run(self):
+        r = lib_sh('bash -c ". \\"$TOP/tools/lib.sh\\""', env={"POE_OPT": "x"})
+        self.assertEqual(r.stderr.count("POE_OPT is set"), 1, r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
