@@ -29,7 +29,7 @@ KNOWN_VARIABLES="KPKEYS_CACHE KPKEYS_LINUX KPKEYS_OUT KPKEYS_BIND POE POE_OPTS P
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 check_environment() {
 	local v val
-	for v in POE OOPS SMP NUMA HUGEPAGES BOOT_TIMEOUT MEM KCONFIG_ALLOW_MISSING; do
+	for v in POE OOPS SMP NUMA HUGEPAGES BOOT_TIMEOUT MEM CLOCK KCONFIG_ALLOW_MISSING; do
 		val=${!v-}
 		[ -n "$val" ] || continue
 		case $v in
@@ -41,6 +41,7 @@ check_environment() {
 			fi ;;
 		HUGEPAGES) is_uint "$val" || bad_input "HUGEPAGES=$val: must be a whole number (0: none)" ;;
 		MEM) [[ $val =~ ^[1-9][0-9]*[KMGT]?$ ]] || bad_input "MEM=$val: a guest memory size such as 1G or 512M" ;;
+		CLOCK) [[ $val =~ ^(host|insns)$ ]] || bad_input "CLOCK=$val: use CLOCK=host (the default) or CLOCK=insns" ;;
 		KCONFIG_ALLOW_MISSING) [[ $val =~ ^[01]$ ]] || bad_input "KCONFIG_ALLOW_MISSING=$val: must be 0 or 1" ;;
 		esac
 	done

@@ -114,6 +114,13 @@ class RunCorrections(unittest.TestCase):
         self.assertAlmostEqual(r["isb"], 1 - 0.7)
         self.assertEqual(r["irqs"], 0)
 
+    def test_instruction_clock_runs_are_not_tick_corrected(self):
+        # make bench's runs: ticks follow instructions, they are a real cost
+        with open(os.path.join(self.dir.name, "meta"), "w") as f:
+            f.write("mem=3G reps=5 rows=all clock=insns cmdline=arm64.nomops qemu=11.1.3\n")
+        r = report.Bench(self.dir.name).reps("baseline", "fork/h:0")[0]
+        self.assertEqual((r["insns"], r["isb"], r["irqs"]), (100700, 1, 3))
+
     def test_vmalloc_rows_are_net_of_the_empty_insmod(self):
         self.assertEqual(self.bench.reps("baseline", "vm_map_ram/p:1/h:0")[0]["insns"], 40000)
         self.assertEqual(self.bench.unit("baseline", "vm_map_ram/p:1/h:0", "loops"), 100)

@@ -21,7 +21,7 @@ def lib_sh(script, env=None, apt_conf=""):
                     f'Dir::Etc::Parts "{d}/conf.d";\n'
                     f'Dir::State::Lists "{d}/lists";\n' + apt_conf)
         ours = ("KPKEYS_", "POE", "_KPKEYS_", "DEBIAN_MIRROR", "SMP", "NUMA", "HUGEPAGES",
-                "OOPS", "BOOT_TIMEOUT", "MEM", "KCONFIG_ALLOW_MISSING")
+                "OOPS", "BOOT_TIMEOUT", "MEM", "CLOCK", "KCONFIG_ALLOW_MISSING")
         e = {k: v for k, v in os.environ.items()
              if not k.lower().endswith("_proxy") and not k.startswith(ours)}
         e.update(APT_CONFIG=conf, KPKEYS_CACHE=os.path.join(d, "cache"), **(env or {}))
@@ -96,7 +96,7 @@ class Environment(unittest.TestCase):
     def test_bad_values_exit_2(self):
         for var, val in (("POE", "bogus"), ("POE", "ON"), ("SMP", "0"), ("SMP", "two"),
                          ("NUMA", "-1"), ("HUGEPAGES", "64k"), ("OOPS", "ignore"),
-                         ("BOOT_TIMEOUT", "10s"), ("MEM", "1X"),
+                         ("BOOT_TIMEOUT", "10s"), ("MEM", "1X"), ("CLOCK", "icount"),
                          ("KCONFIG_ALLOW_MISSING", "yes")):
             with self.subTest(var=var, val=val):
                 r = self.source(**{var: val})
@@ -106,7 +106,8 @@ class Environment(unittest.TestCase):
 
     def test_good_values_pass(self):
         r = self.source(POE="off", SMP="4", NUMA="2", HUGEPAGES="0", OOPS="continue",
-                        BOOT_TIMEOUT="900", MEM="3G", KCONFIG_ALLOW_MISSING="1")
+                        BOOT_TIMEOUT="900", MEM="3G", CLOCK="insns",
+                        KCONFIG_ALLOW_MISSING="1")
         self.assertEqual((r.returncode, r.stdout, r.stderr), (0, "sourced\n", ""))
 
     def test_unknown_names_warn(self):
