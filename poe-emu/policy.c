@@ -3,8 +3,10 @@
  *
  * For each 4K page touched by an access: find the leaf descriptor (soft TLB
  * or walk), and if the overlay applies to it, look up the POR field of its
- * POIndex. The overlay applies always when TCR2_EL1.PIE is clear; when it
- * is set, only if the descriptor's PIIndex selects, in PIR_EL1 (EL1
+ * POIndex. The EL1 overlay (POR_EL1) is on only while TCR2_EL1.POE is set,
+ * the EL0 one (POR_EL0) only while TCR2_EL1.E0POE is. Where it is on, it
+ * applies to every page while TCR2_EL1.PIE is clear; while PIE is set,
+ * only if the descriptor's PIIndex selects, in PIR_EL1 (EL1
  * accesses) or PIRE0_EL1 (EL0 and unprivileged accesses), one of the
  * overlay-applying "_O" permissions, i.e. an encoding with bit 3 clear. So
  * a kernel that leaves its own PIE permissions in the non-_O form is not
@@ -76,6 +78,13 @@ void poe_check(struct poe_vcpu *v, uint64_t va, uint64_t size, unsigned need,
 	out->allowed = true;
 	out->cont_mixed = false;
 	out->missing = 0;
+	/*
+	 * An instruction with a privileged and an unprivileged side (CPY*WT,
+	 * CPY*RT) is checked when either overlay is on: the side whose
+	 * overlay is off is allowed here.
+	 */
+	if (!poe_overlay_on(r, el0_perms))
+		return;
 	if (!page_allowed(v, va, need, el0_perms, r, out)) {
 		out->allowed = false;
 		return;
@@ -100,6 +109,8 @@ static bool desc_x_ok(struct poe_vcpu *v, uint64_t d, int level,
 
 	if ((d & 3) != (level == 3 ? 3u : 1u))
 		return false;		/* invalid, or a table */
+	if (!poe_overlay_on(r, el0_perms))
+		return true;
 	if (r->tcr2 & TCR2_PIE) {
 		uint64_t pir = el0_perms ? v->pire0_el1 : v->pir_el1;
 

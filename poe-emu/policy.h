@@ -21,6 +21,15 @@ struct poe_verdict {
 };
 
 /*
+ * Does the EL0 (el0_perms) or the EL1 overlay apply at all? POR_EL0 only
+ * while TCR2_EL1.E0POE is set, POR_EL1 only while TCR2_EL1.POE is set.
+ */
+static inline bool poe_overlay_on(const struct poe_regs *r, bool el0_perms)
+{
+	return r->tcr2 & (el0_perms ? TCR2_E0POE : TCR2_POE);
+}
+
+/*
  * May an access of size bytes at va that needs the NEED_* rights in
  * need proceed, with the EL0 (el0_perms) or EL1 overlay of registers r?
  */
@@ -40,6 +49,8 @@ static inline bool poe_check_fast(struct poe_vcpu *v, uint64_t va,
 	const struct poe_tlb_entry *e;
 	unsigned perm, rights;
 
+	if (!poe_overlay_on(r, el0_perms))
+		return true;
 	if ((va & 0xfff) + size > 0x1000 || !(e = poe_tlb_peek(v, va)) ||
 	    e->cont_mixed)
 		return false;

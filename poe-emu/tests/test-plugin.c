@@ -33,6 +33,7 @@
 #define SETP_X2_X5_X1	0x19c104a2u	/* setp [x2]!, x5!, x1 */
 #define SETM_X2_X5_X1	0x19c144a2u	/* setm [x2]!, x5!, x1 */
 #define SETE_X2_X5_X1	0x19c184a2u	/* sete [x2]!, x5!, x1 */
+#define CPYFPWT_X6_X1_X2 0x19011446u	/* cpyfpwt [x6]!, [x1]!, x2! */
 #define TLBI_VALE1IS_X1	0xd50883a1u
 #define TLBI_VALE1_X1	0xd50887a1u
 #define TLBI_RVALE1IS_X1 0xd50882a1u
@@ -724,6 +725,32 @@ static void fastregs_off(void)
 	expect(!poe_regs_fast(0), "fastregs=off: fast path on");
 }
 
+/*
+ * 5: POR_EL1 applies to no access while TCR2_EL1.POE is clear, even to
+ * the privileged side of an instruction whose other side the EL0 overlay
+ * checks (copy_to_user's CPYFPWT: kernel reads, unprivileged writes), and
+ * to an EL1 access between a TCR2_EL1 write and the ISB after it
+ */
+static void el1_overlay_off(void)
+{
+	setup(1, "");
+	map(KD, PO(0));
+	map(UD, PO(0));
+	user_pkeys(0, 0x007);		/* E0POE only; POR_EL1 as at reset: 0 */
+	fake_cpus[0].x[6] = UD;
+	fake_cpus[0].x[1] = KD;
+	expect(!try_access(0, KT + 0x10, CPYFPWT_X6_X1_X2, 0x40),
+	       "kernel read of CPYFPWT denied by POR_EL1 with TCR2_EL1.POE clear");
+	msr(0, MSR_TCR2_X4, 4, 0);		/* unsynced until the ISB */
+	expect(!try_access(0, KT + 0x20, LDR_X1_X2, KD),
+	       "EL1 load denied by POR_EL1 before an ISB, TCR2_EL1.POE clear");
+	sync_(0);
+	msr(0, MSR_TCR2_X4, 4, TCR2_E0POE | TCR2_POE);
+	sync_(0);
+	expect(try_access(0, KT + 0x30, LDR_X1_X2, KD),
+	       "EL1 load not denied once TCR2_EL1.POE is set (POR_EL1 0)");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -741,6 +768,8 @@ static const struct {
 	{ "strict: EL1 MOPS prologue into a denied key stops QEMU",
 	  mops_strict, 3 },
 	{ "MOPS: each stage checks the bytes it processes", mops_stages, 0 },
+	{ "POR_EL1 applies to nothing while TCR2_EL1.POE is clear",
+	  el1_overlay_off, 0 },
 	{ "strict: contiguous group with non-uniform POIndex",
 	  contiguous_strict, 3 },
 	{ "LDRAA strips the PAC, DC ZVA XZR does not use SP",
