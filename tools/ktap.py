@@ -290,7 +290,7 @@ def verdict(run, out):
             text += f"{len(emu.stops)} unexpected EL1 overlay fault{'s' if len(emu.stops) != 1 else ''}; "
             bad += [f"emulator stopped: {w}" for w in emu.stops]
         if emu.faults is None:
-            text += "no fault count (QEMU did not exit normally)"
+            text += "no fault count (no poe-stats line: QEMU did not exit normally, or ran without stats=on)"
         elif emu.faults_el1 is not None:
             text += f"{emu.faults} faults delivered, {emu.faults_el1} of them at EL1 fixups"
         else:
