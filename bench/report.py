@@ -515,17 +515,17 @@ class Bench:
         return "\n".join(lines)
 
     def tick_note(self):
+        if self.insn_clock:
+            return ("Timer ticks: the guest's clock counted instructions (1 ns each, "
+                    "QEMU -icount), so a row lasts the ticks its own instructions take, "
+                    "as on hardware, whatever the emulator's speed; they are part of "
+                    "what it costs and no correction is made.")
         lines = []
         for n in self.names:
             v = self.per_tick(n)
             if v:
                 lines.append("%s %d instructions, %.1f ISBs, %.1f POR_EL1 writes" % (
                     n, v["insns"], v["isb"], v["por_el1_writes"]))
-        if self.insn_clock:
-            return ("Timer ticks: the guest's clock counted instructions (1 ns each, "
-                    "QEMU -icount), so a row lasts the ticks its own instructions take, "
-                    "as on hardware, whatever the emulator's speed; they are part of "
-                    "what it costs and no correction is made.")
         if not lines:
             return "No tick correction (no idle row, or switched off in bench/cost-model)."
         return ("Timer ticks: under TCG the guest timer follows host time, so a "

@@ -109,8 +109,6 @@ static bool desc_x_ok(struct poe_vcpu *v, uint64_t d, int level,
 
 	if ((d & 3) != (level == 3 ? 3u : 1u))
 		return false;		/* invalid, or a table */
-	if (!poe_overlay_on(r, el0_perms))
-		return true;
 	if (r->tcr2 & TCR2_PIE) {
 		uint64_t pir = el0_perms ? v->pire0_el1 : v->pir_el1;
 
@@ -137,6 +135,11 @@ void poe_fetch_run(struct poe_vcpu *v, uint64_t pc, bool el0_perms,
 		buf = g_byte_array_new();
 	buf->len = 0;		/* faster than g_byte_array_set_size() */
 	*lo = *hi = pc & ~0xfffull;
+	if (!poe_overlay_on(r, el0_perms)) {	/* overlay off: X everywhere */
+		*lo = 0;
+		*hi = ~0ull;
+		return;
+	}
 	if (!poe_walk(v, pc, &leaf)) {
 		if (!(v->sctlr & 1)) {		/* MMU off: no overlay */
 			*lo = 0;
