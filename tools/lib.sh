@@ -67,10 +67,10 @@ timed() {
 # Write the gzipped cpio archive (newc) of directory $1 to stdout. The
 # same files give the same bytes: times, owners and inode numbers are not
 # the build's. A bench guest that unpacks different bytes executes a
-# different number of instructions while booting, which moves the timer
-# ticks and, through the interrupt entropy, the state of its random number
-# generator: the random_size_alloc row and those after it then differ
-# between two runs of the same kernels.
+# different number of instructions while booting and reserves different
+# memory, which moves the timer ticks and the state of its random number
+# generator: the bench rows then differ between two runs of the same
+# kernels (bench/README.md).
 pack_initramfs() {
 	find "$1" -exec touch -h -d @0 {} +
 	(cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 --reproducible | gzip -n -1)
