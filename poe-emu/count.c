@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "count.h"
+#include "profile.h"
 #include "regs.h"
 
 struct count_vcpu {
@@ -265,6 +266,7 @@ void count_marker(unsigned vcpu, uint64_t x0, uint64_t x1, uint64_t x2)
 		row_rep = x2;
 		row_open = true;
 		snapshot(&row_start);
+		profile_row_begin();
 		g_mutex_unlock(&lock);
 		break;
 	case COUNT_OP_END:
@@ -279,6 +281,7 @@ void count_marker(unsigned vcpu, uint64_t x0, uint64_t x1, uint64_t x2)
 				     row_name, row_rep, &row);
 			fputs(line, bench_file);
 			fflush(bench_file);
+			profile_row_end(row_name);
 			row_open = false;
 		}
 		g_mutex_unlock(&lock);

@@ -9,6 +9,7 @@
  *   decode.c, sysdec.c  instruction decoders (no QEMU dependency)
  *   regs.c              register access
  *   count.c             bench counters (bench=FILE)
+ *   profile.c           bench rows' EL1 instructions by block (profile=FILE)
  *   state.c             options, per-vCPU state, gates, context sync
  *   walk.c, policy.c    table walk, soft TLB, the permission decision
  *   strict.c, fault.c   strict mode and log, fault delivery
@@ -21,6 +22,7 @@
 #include "count.h"
 #include "decode.h"
 #include "fault.h"
+#include "profile.h"
 #include "regs.h"
 #include "state.h"
 #include "strict.h"
@@ -46,6 +48,8 @@ static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
 		uint32_t word;
 
 		count_instrument_insn(insn, vaddr);	/* first, see count.c */
+		if (i == 0)
+			profile_instrument_tb(insn, vaddr, n);
 		if (i == 0 || (vaddr & ~0xfffull) != page) {
 			page = vaddr & ~0xfffull;
 			poe_check_instrument_fetch(insn, vaddr);
@@ -149,6 +153,7 @@ static void at_exit(void *ud)
 	if (poe_opts.stats)
 		print_stats("total", &total, isb_total, checked_total);
 	count_exit();
+	profile_exit();
 	if (poe_opts.log)
 		fclose(poe_opts.log);
 	poe_opts.log = NULL;
@@ -203,6 +208,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	if (poe_opts.bench && !count_open(poe_opts.bench)) {
 		fprintf(stderr, "poe-emu: cannot open bench=%s\n",
 			poe_opts.bench);
+		return -1;
+	}
+	if (poe_opts.profile && (!poe_opts.bench ||
+				 !profile_open(poe_opts.profile))) {
+		fprintf(stderr, "poe-emu: profile=%s needs bench= and a "
+			"writable file\n", poe_opts.profile);
 		return -1;
 	}
 	count_init();

@@ -60,6 +60,8 @@ bool poe_opts_parse(int argc, char **argv)
 			ok = *val != '\0';
 		} else if (!strcmp(key, "bench")) {
 			poe_opts.bench = g_strdup(val);
+		} else if (!strcmp(key, "profile")) {
+			poe_opts.profile = g_strdup(val);
 		} else {
 			ok = false;
 		}

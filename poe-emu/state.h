@@ -42,6 +42,7 @@ struct poe_opts {
 	char **strict_allow;
 	unsigned n_strict_allow;
 	const char *bench;	/* bench=FILE */
+	const char *profile;	/* profile=FILE, with bench= */
 	FILE *log;		/* log=FILE */
 };
 extern struct poe_opts poe_opts;

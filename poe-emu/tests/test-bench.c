@@ -100,6 +100,49 @@ static void pure_helpers(void)
 	      !strcmp(c, "?"), "row names are sanitised");
 }
 
+/*
+ * profile=FILE: EL1 blocks (here one instruction each) counted while a
+ * row is open, summed over the row's repetitions; EL0 blocks and
+ * instructions outside rows are not. The END marker is part of its row.
+ */
+static void profile(const char *bench)
+{
+	char path[] = "/tmp/poe-profile-test.XXXXXX", opts[128];
+	const char *text;
+	int fd;
+
+	check(fake_install(1, "profile=/dev/null") != 0,
+	      "profile= without bench= is refused");
+	fd = mkstemp(path);
+	close(fd);
+	snprintf(opts, sizeof(opts), "bench=%s,profile=%s", bench, path);
+	check(fake_install(1, opts) == 0, "install with bench= and profile=");
+	fake_init_vcpus();
+	run(0, K + 0x40, NOP, 5);		/* before the row */
+	marker(0, COUNT_MAGIC | COUNT_OP_BEGIN, "p", 0);
+	run(0, K + 0x40, NOP, 3);
+	run(0, U, NOP, 2);
+	marker(0, COUNT_MAGIC | COUNT_OP_END, NULL, 0);
+	run(0, K + 0x40, NOP, 5);		/* between the rows */
+	marker(0, COUNT_MAGIC | COUNT_OP_BEGIN, "p", 1);
+	run(0, K + 0x44, NOP, 1);
+	run(0, K + 0x40, NOP, 1);
+	marker(0, COUNT_MAGIC | COUNT_OP_END, NULL, 0);
+	fake_exit();
+
+	text = slurp(path);
+	printf("# %s", text);
+	check(strstr(text, "poe-profile: row=p pc=0xffff800000010040 insns=4\n") &&
+	      strstr(text, "poe-profile: row=p pc=0xffff800000010044 insns=1\n") &&
+	      strstr(text, "poe-profile: row=p pc=0xffff800000010800 insns=2\n"),
+	      "profile: EL1 blocks of both repetitions, END marker included");
+	check(!strstr(text, "pc=0x400000 ") && !strstr(text, "insns=9") &&
+	      !strstr(text, "insns=14"),
+	      "profile: no EL0 block, nothing outside the rows");
+	unlink(path);
+	unlink(bench);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/poe-bench-test.XXXXXX", opts[128];
@@ -178,6 +221,8 @@ int main(void)
 		     "tlbi_local=1 exceptions=1 irqs=1 window_insns=10 dmb=1\n")
 	      != NULL, "total line at exit");
 	unlink(path);
+
+	profile(path);
 
 	printf("1..%u\n", n);
 	printf("%u passed, %u failed\n", pass, fail);
