@@ -10,9 +10,12 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 FAKE_MAKEFILE = """\
-# Stands in for Kbuild: configure, then "compile" file.c into the Image.
+# Stands in for Kbuild: configure (the last setting of each option wins, an
+# option set to n or "is not set" is left out), then "compile" file.c into
+# the Image.
 allnoconfig:
-\t@mkdir -p $(O) && cat $(KCONFIG_ALLCONFIG) >$(O)/.config
+\t@mkdir -p $(O) && sed -E 's/^# (CONFIG_[A-Z_]+) is not set/\\1=n/' $(KCONFIG_ALLCONFIG) | \\
+\t\ttac | awk -F= '!seen[$$1]++' | tac | awk '!/=n$$/' >$(O)/.config
 \t@echo "allnoconfig $(CURDIR)" >>$(O)/make.log
 Image:
 \t@mkdir -p $(O)/arch/arm64/boot && cat $(CURDIR)/file.c >$(O)/arch/arm64/boot/Image
@@ -133,6 +136,17 @@ class BuildKernel(unittest.TestCase):
         self.assertIn("kernel source mirror", r.stderr)
         self.assertIn("is broken: recreating it", r.stderr)
         self.assertEqual(self.image(), "v4\n")
+
+    def test_later_fragment_overrides_earlier(self):
+        a = self.checkout("a")
+        self.write(os.path.join(a, "configs"), "u.config", "# CONFIG_T is not set\n")
+        env = dict(os.environ, KPKEYS_CACHE=self.cache)
+        for frags, ok in ((["t", "u"], True), (["u", "t"], True), (["t"], True)):
+            r = subprocess.run([os.path.join(a, "tools", "build-kernel"), "t", *frags],
+                               env=env, capture_output=True, text=True)
+            self.assertEqual(r.returncode == 0, ok, r.stderr)
+        with open(os.path.join(self.cache, "out", "t", ".config")) as f:
+            self.assertEqual(f.read(), "CONFIG_T=y\n")
 
     def test_tree_outside_the_checkout_is_built_in_place(self):
         a = self.checkout("a")
