@@ -25,7 +25,7 @@ bad_input() { printf 'error: %s\n' "$*" >&2; exit 2; }
 # The variables the workbench reads from the environment (make passes its
 # command-line variables there), checked before any work starts. Names with
 # our prefixes that nothing reads are usually typos (POE_OPT= for POE_OPTS=).
-KNOWN_VARIABLES="KPKEYS_CACHE KPKEYS_LINUX KPKEYS_OUT KPKEYS_BIND POE POE_OPTS POE_DEBUG"
+KNOWN_VARIABLES="KPKEYS_CACHE KPKEYS_LINUX KPKEYS_MIRROR KPKEYS_OUT KPKEYS_BIND KPKEYS_AUTHOR KPKEYS_SERIES_VERSION POE POE_OPTS POE_DEBUG"
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 check_environment() {
 	local v val

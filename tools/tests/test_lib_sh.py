@@ -1,6 +1,8 @@
 """tools/lib.sh helpers, run in bash against a private apt configuration."""
 
 import os
+import pathlib
+import re
 import subprocess
 import tempfile
 import unittest
@@ -116,6 +118,21 @@ class Environment(unittest.TestCase):
         self.assertIn("POE_OPT is set but nothing reads it", r.stderr)
         self.assertIn("KPKEYS_CACH is set but nothing reads it", r.stderr)
         self.assertNotIn("POE_OPTS is set", r.stderr)
+
+    def test_every_variable_the_scripts_read_is_known(self):
+        # A name the scripts read but lib.sh does not know would be
+        # reported as a typo when a user sets it.
+        known = set(re.search(r'^KNOWN_VARIABLES="([^"]*)"',
+                              (pathlib.Path(TOP) / "tools/lib.sh").read_text(), re.M).group(1).split())
+        read = set()
+        for f in (pathlib.Path(TOP) / "tools").rglob("*"):
+            if f.is_file() and "tests" not in f.parts and f.suffix not in (".py", ".pyc"):
+                for m in re.finditer(r'\$\{?((?:KPKEYS|POE)_[A-Z_]+)\b(?!=)',
+                                     f.read_text(errors="replace")):
+                    read.add(m.group(1))
+        for v in ("KPKEYS_TESTS", "POE_PROGS", "POE_OVERRIDE"):
+            read.discard(v)  # tools/matrix's own table variables
+        self.assertLessEqual(read, known, sorted(read - known))
 
     def test_unknown_names_warn_once_per_run(self):
         r = lib_sh('bash -c ". \\"$TOP/tools/lib.sh\\""', env={"POE_OPT": "x"})
