@@ -1,0 +1,60 @@
+"""The PREEMPT_RT row of tools/config-matrix configures like its base row,
+except for what PREEMPT_RT itself turns off. Real Kconfig on build/linux:
+PREEMPT_RT needs EXPERT, which makes options visible that are always on
+without it, and the allnoconfig base then turns them off (the row once
+ran without madvise(), sysctl and rseq)."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LINUX = os.path.join(TOP, "build", "linux")
+BASE = ["qemu-virt", "kunit", "hardened", "matrix", "matrix-4k-48"]
+
+# What PREEMPT_RT may take away: transparent huge pages (and what depends
+# on them: contpte, THP swap, the PMD PFN maps, MM_ID), queued rwlocks and
+# softirqs on their own stack (RT has its own).
+RT_CONSEQUENCES = {
+    "ARCH_HAS_PMD_SOFTLEAVES", "ARCH_SUPPORTS_HUGE_PFNMAP", "ARCH_SUPPORTS_PMD_PFNMAP",
+    "ARCH_WANT_PMD_MKWRITE", "ARM64_CONTPTE", "MM_ID", "QUEUED_RWLOCKS",
+    "SOFTIRQ_ON_OWN_STACK", "THP_SWAP", "TRANSPARENT_HUGEPAGE",
+    "TRANSPARENT_HUGEPAGE_ALWAYS", "TRANSPARENT_HUGEPAGE_SHMEM_HUGE_NEVER",
+    "TRANSPARENT_HUGEPAGE_TMPFS_HUGE_NEVER",
+}
+
+
+def enabled(config):
+    with open(config) as f:
+        return {line.split("=")[0][len("CONFIG_"):] for line in f
+                if line.startswith("CONFIG_") and line.rstrip().endswith("=y")}
+
+
+@unittest.skipUnless(os.path.isfile(os.path.join(LINUX, "Makefile")),
+                     "no kernel tree in build/linux (make tree)")
+class RtRow(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def configure(self, name, fragments):
+        frag = os.path.join(self.tmp, name + ".fragments")
+        with open(frag, "w") as out:
+            for f in fragments:
+                with open(os.path.join(TOP, "configs", f + ".config")) as inp:
+                    out.write(inp.read())
+        o = os.path.join(self.tmp, name)
+        subprocess.run(["make", "-s", "-C", LINUX, "O=" + o, "ARCH=arm64",
+                        "CROSS_COMPILE=aarch64-linux-gnu-", "KCONFIG_ALLCONFIG=" + frag,
+                        "allnoconfig"], check=True, capture_output=True)
+        return enabled(os.path.join(o, ".config"))
+
+    def test_rt_row_loses_only_what_rt_turns_off(self):
+        base = self.configure("base", BASE)
+        rt = self.configure("rt", BASE + ["matrix-rt"])
+        self.assertIn("PREEMPT_RT", rt)
+        self.assertEqual(sorted(base - rt - RT_CONSEQUENCES), [])
