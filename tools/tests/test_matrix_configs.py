@@ -5,6 +5,7 @@ without it, and the allnoconfig base then turns them off (the row once
 ran without madvise(), sysctl and rseq)."""
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -12,7 +13,14 @@ import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LINUX = os.path.join(TOP, "build", "linux")
-BASE = ["qemu-virt", "kunit", "hardened", "matrix", "matrix-4k-48"]
+
+# The fragments of the rt-4k-48 row and of its base, as tools/config-matrix
+# lists them: its BASE_FRAGMENTS, then the row's own.
+with open(os.path.join(TOP, "tools", "config-matrix")) as _f:
+    _text = _f.read()
+_common = re.search(r'^BASE_FRAGMENTS="([^"]*)"', _text, re.M).group(1).split()
+RT = _common + re.search(r"^rt-4k-48\s*\|([^|]*)\|", _text, re.M).group(1).split()
+BASE = [f for f in RT if f != "matrix-rt"]
 
 # What PREEMPT_RT may take away: transparent huge pages (and what depends
 # on them: contpte, THP swap, the PMD PFN maps, MM_ID), queued rwlocks and
@@ -55,6 +63,6 @@ class RtRow(unittest.TestCase):
 
     def test_rt_row_loses_only_what_rt_turns_off(self):
         base = self.configure("base", BASE)
-        rt = self.configure("rt", BASE + ["matrix-rt"])
+        rt = self.configure("rt", RT)
         self.assertIn("PREEMPT_RT", rt)
         self.assertEqual(sorted(base - rt - RT_CONSEQUENCES), [])
