@@ -37,16 +37,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#ifndef HWCAP2_POE
-#define HWCAP2_POE (1UL << 63)
-#endif
-#ifndef SEGV_PKUERR
-#define SEGV_PKUERR 4
-#endif
-#ifndef PKEY_DISABLE_WRITE
-#define PKEY_DISABLE_WRITE 2
-#endif
-#define KSFT_SKIP 4
+#include "poe_user.h"
+
 #define TIMEOUT_S 20
 
 static int tests, failed;
@@ -323,7 +315,7 @@ int main(void)
 	page_size = sysconf(_SC_PAGESIZE);
 	page = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	key_nw = syscall(SYS_pkey_alloc, 0, PKEY_DISABLE_WRITE);
+	key_nw = syscall(SYS_pkey_alloc, 0, KEY_DENY_WRITE);
 	if (page == MAP_FAILED || key_nw <= 0) {
 		printf("1..0 # SKIP mmap/pkey_alloc failed: %s\n",
 		       strerror(errno));

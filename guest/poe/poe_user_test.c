@@ -25,17 +25,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#ifndef HWCAP2_POE
-#define HWCAP2_POE (1UL << 63)
-#endif
-#ifndef SEGV_PKUERR
-#define SEGV_PKUERR 4
-#endif
-#define KEY_DENY_ACCESS 1
-#define KEY_DENY_WRITE 2
-#define KEY_DENY_EXECUTE 4
-#define KEY_DENY_READ 8
-#define KSFT_SKIP 4
+#include "poe_user.h"
 
 static long page;
 static int tests, passed, failed;
