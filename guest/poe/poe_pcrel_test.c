@@ -138,19 +138,6 @@ static void arm_fault(int at_lr)
 	expect_fault = 1;
 }
 
-static uint64_t por_read(void)
-{
-	uint64_t v;
-
-	asm volatile("mrs %0, S3_3_C10_C2_4" : "=r"(v));
-	return v;
-}
-
-static void por_write(uint64_t v)
-{
-	asm volatile("msr S3_3_C10_C2_4, %0\n\tisb" : : "r"(v) : "memory");
-}
-
 /* str x10, [base], its address in access_pc first */
 static void store_at(uint64_t *base)
 {

@@ -7,6 +7,8 @@
 #ifndef POE_USER_H
 #define POE_USER_H
 
+#include <stdint.h>
+
 #ifndef HWCAP2_POE
 #define HWCAP2_POE (1UL << 63)
 #endif
@@ -21,5 +23,19 @@
 #define KEY_DENY_READ 8
 
 #define KSFT_SKIP 4
+
+/* POR_EL0 by its encoding: older assemblers do not know the name. */
+static inline uint64_t por_read(void)
+{
+	uint64_t v;
+
+	asm volatile("mrs %0, S3_3_C10_C2_4" : "=r"(v));
+	return v;
+}
+
+static inline void por_write(uint64_t v)
+{
+	asm volatile("msr S3_3_C10_C2_4, %0\n\tisb" : : "r"(v) : "memory");
+}
 
 #endif /* POE_USER_H */

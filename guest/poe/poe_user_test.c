@@ -64,19 +64,6 @@ static void result(int ok, const char *name, const char *why)
 	fflush(stdout);
 }
 
-static uint64_t por_read(void)
-{
-	uint64_t v;
-
-	asm volatile("mrs %0, S3_3_C10_C2_4" : "=r"(v));
-	return v;
-}
-
-static void por_write(uint64_t v)
-{
-	asm volatile("msr S3_3_C10_C2_4, %0\n\tisb" : : "r"(v) : "memory");
-}
-
 /* Each accessor runs one instruction with its base address in x9. */
 #define ACCESSOR(fn, insn)						\
 	static void fn(uintptr_t base)					\
