@@ -646,9 +646,10 @@ class Bench:
 
     def goals(self):
         """bench/results/DATE/goals.md: issue 9's goals, row by row. Returns
-        (markdown, [rows that miss their goal])."""
+        (markdown, [rows that miss their goal]), or (None, None) if the run
+        has no row to check (it needs the baseline and HEAD kernels)."""
         if not all(n in self.names for n in ("baseline", "HEAD")):
-            return None, []
+            return None, None
         pct = lambda v: "%+.2f%%" % (100 * v)
         missed = []
         out = ["# Issue 9 goals, checked row by row", "",
@@ -747,6 +748,15 @@ class Bench:
                 "met" if ok else "**not met**"))
         out += ["", "Goals not met: %s." % (", ".join(missed) if missed else "none"), ""]
         return "\n".join(out), missed
+
+    def goals_verdict(self):
+        """One line on issue 9's goals for the summary."""
+        missed = getattr(self, "missed", None)
+        if missed is None:
+            return "not checked: the run needs the baseline and HEAD kernels"
+        if missed:
+            return "not met (goals.md): " + ", ".join(missed)
+        return "all met (goals.md)"
 
     def report(self, elapsed=None):
         stamp = os.path.basename(os.path.normpath(self.run))
@@ -857,9 +867,8 @@ class Bench:
         for k in self.kernels:
             if k["note"]:
                 lines.append("%s: %s" % (k["name"], k["note"]))
-        if getattr(self, "missed", None) is not None and "HEAD" in self.names:
-            lines.append("issue 9 goals (goals.md): %s" % (
-                "not met: " + ", ".join(self.missed) if self.missed else "all met"))
+        if "HEAD" in self.names:
+            lines.append("issue 9 goals: " + self.goals_verdict())
         if trows:
             lines.append("rows that take the most time: " + ", ".join(
                 "%s %.0fs" % r for r in trows[:4]))

@@ -149,6 +149,19 @@ class RunCorrections(unittest.TestCase):
         sect = [x for x in text.splitlines() if x.startswith("| fork/h:0 | 512 |")][0]
         self.assertIn("| 0.010 |", sect)
 
+    def test_goals_not_checked_without_baseline(self):
+        # a HEAD-only run compares nothing: it must not say "all met"
+        with open(os.path.join(self.dir.name, "kernels"), "w") as f:
+            f.write("HEAD | c0 | head | qemu-virt bench defconfig-hardened | /o | | \n")
+        os.remove(os.path.join(self.dir.name, "baseline.records"))
+        bench = report.Bench(self.dir.name)
+        self.assertEqual(bench.goals(), (None, None))
+        bench.report()
+        with open(os.path.join(self.dir.name, "summary.txt")) as f:
+            summary = f.read()
+        self.assertIn("issue 9 goals: not checked", summary)
+        self.assertNotIn("all met", summary)
+
 
 if __name__ == "__main__":
     unittest.main()
