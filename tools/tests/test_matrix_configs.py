@@ -86,5 +86,5 @@ class RowsWithOneMoreFragment(unittest.TestCase):
         self.assertIn("KPKEYS_HARDENED_PGTABLES", ptc)
         self.assertEqual(sorted(self.base - ptc), [])
         # PAGE_TABLE_CHECK selects PAGE_EXTENSION; nothing else comes with it.
-        self.assertEqual(sorted(ptc - self.base), ["PAGE_EXTENSION", "PAGE_TABLE_CHECK",
-                                              "PAGE_TABLE_CHECK_ENFORCED"])
+        self.assertEqual(sorted(ptc - self.base),
+                         ["PAGE_EXTENSION", "PAGE_TABLE_CHECK", "PAGE_TABLE_CHECK_ENFORCED"])
