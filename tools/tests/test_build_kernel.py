@@ -126,6 +126,24 @@ class BuildKernel(unittest.TestCase):
         self.assertEqual(self.image(), "v1\n")
         self.assertEqual(len(self.make_log()), 4)
 
+    def test_selftests_are_not_part_of_the_kernel(self):
+        a = self.checkout("a")
+        linux = os.path.join(a, "build", "linux")
+        for d in ("tools/testing/selftests", "tools/lib"):
+            os.makedirs(os.path.join(linux, d))
+        self.write(linux, "tools/testing/selftests/t.c", "test v1\n")
+        self.write(linux, "tools/lib/l.c", "lib v1\n")
+        self.build(a)
+        self.write(linux, "tools/testing/selftests/t.c", "test v2\n")
+        r = self.build(a)
+        self.assertIn("unchanged since its last build", r.stderr)
+        self.assertEqual(len(self.make_log()), 2)
+        # The rest of tools/ can be part of a kernel build (objtool,
+        # resolve_btfids): a change there builds.
+        self.write(linux, "tools/lib/l.c", "lib v2\n")
+        self.build(a)
+        self.assertEqual(len(self.make_log()), 4)
+
     def test_broken_mirror_is_recreated(self):
         a = self.checkout("a")
         self.build(a)
