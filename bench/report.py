@@ -746,8 +746,31 @@ class Bench:
                 "%.4f" % t["no-batching"] if "no-batching" in t else "n/a", extra,
                 "%.4f" % (t["no-batching"] - t["baseline"]) if "no-batching" in t else "n/a",
                 "met" if ok else "**not met**"))
+        out += self.pgt_cache_table()
         out += ["", "Goals not met: %s." % (", ".join(missed) if missed else "none"), ""]
         return "\n".join(out), missed
+
+    def pgt_cache_table(self):
+        """HEAD's page-table cache counters per row (debugfs, read by the
+        guest around each repetition): what the cache saved and still paid."""
+        keys = ["hits", "misses", "refills", "drains", "tlb_flushes", "direct"]
+        lines = []
+        for row, reps in self.info.get("HEAD", {}).items():
+            vals = [r for r in reps.values() if "pgt_cache_hits" in r] \
+                if row != "_options" else []
+            if not vals:
+                continue
+            med = [statistics.median(r["pgt_cache_" + k] for r in vals) for k in keys]
+            lines.append("| %s | %s |" % (row, " | ".join("%g" % v for v in med)))
+        if not lines:
+            return []
+        return ["", "## The page-table cache in HEAD", "",
+                "Counters of `/sys/kernel/debug/kpkeys/pgtable_cache`, read by the "
+                "guest before and after each repetition (outside the row), median "
+                "over the repetitions. A miss refills the cache with a batch of 64 "
+                "keyed pages and a drain gives 64 back, each with one TLB flush.",
+                "", "| row | %s |" % " | ".join(k.replace("_", " ") for k in keys),
+                "|---|%s" % ("---|" * len(keys))] + lines
 
     def goals_verdict(self):
         """One line on issue 9's goals for the summary."""

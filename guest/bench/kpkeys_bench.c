@@ -140,12 +140,63 @@ static struct {
 	clock_t start;
 } cur;
 
+/*
+ * The page-table cache's counters (hits, misses, refills, drains, TLB
+ * flushes, direct allocations), read before and after each marked
+ * repetition, outside the row, and reported as differences: they say how
+ * much of a row's keying cost the cache saved and what it still paid.
+ * Kernels without the cache have no such file and report nothing.
+ */
+#define PGT_CACHE_FILE	"/sys/kernel/debug/kpkeys/pgtable_cache"
+#define PGT_CACHE_MAX	8
+
+struct pgt_cache_stats {
+	int n;
+	char name[PGT_CACHE_MAX][24];
+	unsigned long value[PGT_CACHE_MAX];
+};
+
+static struct pgt_cache_stats pgt_cache_before;
+
+static void pgt_cache_read(struct pgt_cache_stats *st)
+{
+	FILE *f = fopen(PGT_CACHE_FILE, "r");
+
+	st->n = 0;
+	if (!f)
+		return;
+	while (st->n < PGT_CACHE_MAX &&
+	       fscanf(f, "%23s %lu", st->name[st->n], &st->value[st->n]) == 2)
+		st->n++;
+	fclose(f);
+}
+
+static void pgt_cache_report(void)
+{
+	struct pgt_cache_stats after;
+	int i;
+
+	pgt_cache_read(&after);
+	if (!after.n || after.n != pgt_cache_before.n)
+		return;
+	printf("kpkeys-bench: row=%s rep=%lu", cur.name, cur.rep);
+	for (i = 0; i < after.n; i++) {
+		if (!strcmp(after.name[i], "cached"))
+			printf(" pgt_cache_cached=%lu", after.value[i]);
+		else
+			printf(" pgt_cache_%s=%lu", after.name[i],
+			       after.value[i] - pgt_cache_before.value[i]);
+	}
+	putchar('\n');
+}
+
 static void begin(const struct row *row, unsigned long rep)
 {
 	if (!opt.marking)
 		return;
 	cur.name = row->name;
 	cur.rep = rep;
+	pgt_cache_read(&pgt_cache_before);
 	cur.start = times(NULL);
 	bench_begin(row->name, rep);
 }
@@ -160,6 +211,7 @@ static void end(void)
 	ticks = times(NULL) - cur.start;
 	printf("kpkeys-bench: row=%s rep=%lu ticks=%ld\n", cur.name, cur.rep,
 	       (long)ticks);
+	pgt_cache_report();
 	fflush(stdout);
 }
 
