@@ -157,9 +157,16 @@ class RunCorrections(unittest.TestCase):
                 f.write("kpkeys-bench: row=fork/h:0 rep=%d pgt_cache_cached=200 "
                         "pgt_cache_hits=512 pgt_cache_misses=%d pgt_cache_refills=%d "
                         "pgt_cache_drains=1 pgt_cache_tlb_flushes=%d "
-                        "pgt_cache_direct=0\n" % (rep, misses, misses, misses + 1))
+                        "pgt_cache_direct=0 pgt_cache_zero_batches=%d\n"
+                        % (rep, misses, misses, misses + 1, 30 + rep))
+                # a kernel from before the zero batches
+                f.write("kpkeys-bench: row=munmap/h:0 rep=%d pgt_cache_cached=0 "
+                        "pgt_cache_hits=0 pgt_cache_misses=0 pgt_cache_refills=0 "
+                        "pgt_cache_drains=%d pgt_cache_tlb_flushes=%d "
+                        "pgt_cache_direct=0\n" % (rep, misses, misses))
         text, _ = report.Bench(self.dir.name).goals()
-        self.assertIn("| fork/h:0 | 512 | 2 | 2 | 1 | 3 | 0 |", text.splitlines())
+        self.assertIn("| fork/h:0 | 512 | 2 | 2 | 1 | 3 | 0 | 32 |", text.splitlines())
+        self.assertIn("| munmap/h:0 | 0 | 0 | 0 | 2 | 2 | 0 | - |", text.splitlines())
         self.assertNotIn("page-table cache", self.bench.goals()[0])
 
     def test_goals_not_checked_without_baseline(self):
