@@ -41,10 +41,11 @@ bool sys_tlbi_range_all(const struct sys_tlbi_range *r)
 	return r->start == 0 && r->end == ~0ull;
 }
 
-void sys_tlbi_range(uint32_t insn, uint64_t xt, struct sys_tlbi_range *r)
+void sys_tlbi_range(uint32_t insn, uint64_t xt, bool ds,
+		    struct sys_tlbi_range *r)
 {
 	unsigned op1 = bits(insn, 18, 16), crm = bits(insn, 11, 8);
-	unsigned op2 = bits(insn, 7, 5), tg, shift, scale, num;
+	unsigned op2 = bits(insn, 7, 5), tg, shift, base, scale, num;
 	bool sysp = bits(insn, 22, 22);
 
 	r->start = 0;
@@ -65,10 +66,12 @@ void sys_tlbi_range(uint32_t insn, uint64_t xt, struct sys_tlbi_range *r)
 	if (!tg)
 		return;			/* reserved: invalidate everything */
 	shift = tg == 1 ? 12 : tg == 2 ? 14 : 16;
+	/* with 52-bit VAs (TCR_EL1.DS) the base is VA[52:16] whatever TG */
+	base = ds ? 16 : shift;
 	scale = (xt >> 44) & 3;
 	num = (xt >> 39) & 31;
-	r->mask = (1ull << (shift == 16 ? 53 : 49)) - 1;
-	r->start = ((xt & ((1ull << 37) - 1)) << shift) & r->mask;
+	r->mask = (1ull << (37 + base)) - 1;
+	r->start = (xt & ((1ull << 37) - 1)) << base;
 	r->end = r->start + ((uint64_t)(num + 1) << (5 * scale + 1) << shift);
 }
 

@@ -66,14 +66,16 @@ bool sys_tlbi_broadcast(unsigned op1, unsigned crm, unsigned op2);
  * The VAs a TLBI instruction with register value xt invalidates, as a
  * range [start, end) compared under mask (the bits of a VA that the
  * operand gives): by VA, VA[55:12] (mask: bits 55:0, so any top-byte tag
- * is ignored); by range, VA[48:12] or [52:16] (mask: bits 48:0 or
- * 52:0, both halves); everything else (VMALL, by ASID, EL2/EL3, TLBIP):
- * all of it (start 0, end ~0, mask ~0).
+ * is ignored); by range, VA[48:12], [50:14] or [52:16] by granule, and
+ * always [52:16] when ds (TCR_EL1.DS, 52-bit VAs with 4K or 16K pages)
+ * (mask: the bits up to the top one given, both halves); everything else
+ * (VMALL, by ASID, EL2/EL3, TLBIP): all of it (start 0, end ~0, mask ~0).
  */
 struct sys_tlbi_range {
 	uint64_t start, end, mask;
 };
-void sys_tlbi_range(uint32_t insn, uint64_t xt, struct sys_tlbi_range *r);
+void sys_tlbi_range(uint32_t insn, uint64_t xt, bool ds,
+		    struct sys_tlbi_range *r);
 bool sys_tlbi_range_all(const struct sys_tlbi_range *r);
 
 const char *sys_kind_name(unsigned kind);

@@ -56,8 +56,10 @@ static void tlbi(struct poe_vcpu *v, const struct sr_insn *s, bool bcast)
 {
 	struct sys_tlbi_range r;
 
+	bool ds = (poe_reg_read(R_TCR_EL1) >> 59) & 1;
+
 	v->st.tlbi++;
-	sys_tlbi_range(s->word, poe_gpr_read(v->index, s->rt, false), &r);
+	sys_tlbi_range(s->word, poe_gpr_read(v->index, s->rt, false), ds, &r);
 	if (bcast)
 		poe_tlb_broadcast(&r);	/* the issuer's too, at its lookup */
 	else

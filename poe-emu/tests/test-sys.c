@@ -20,9 +20,37 @@ static const struct row rows[] = {
 #include "sys.def"
 };
 
+/*
+ * Range operands: TLBI RVALE1IS, X1 with BaseADDR 0x12345, NUM 1, SCALE 0
+ * (4 pages of the granule TG). The base is VA[48:12], [50:14] or [52:16]
+ * by granule, and VA[52:16] for every granule when TCR_EL1.DS is set: Linux
+ * with 52-bit VAs and 4K pages (LPA2) shifts the start right by 16.
+ */
+#define TLBI_RVALE1IS_X1	0xd50882a1u
+#define RANGE_XT(tg)		((uint64_t)(tg) << 46 | 1ull << 39 | 0x12345)
+
+static const struct range_row {
+	unsigned tg;
+	bool ds;
+	uint64_t start, end, mask;
+	const char *text;
+} range_rows[] = {
+	{ 1, false, 0x12345ull << 12, (0x12345ull << 12) + (4 << 12),
+	  (1ull << 49) - 1, "4K" },
+	{ 1, true, 0x12345ull << 16, (0x12345ull << 16) + (4 << 12),
+	  (1ull << 53) - 1, "4K, TCR_EL1.DS" },
+	{ 2, false, 0x12345ull << 14, (0x12345ull << 14) + (4 << 14),
+	  (1ull << 51) - 1, "16K" },
+	{ 2, true, 0x12345ull << 16, (0x12345ull << 16) + (4 << 14),
+	  (1ull << 53) - 1, "16K, TCR_EL1.DS" },
+	{ 3, false, 0x12345ull << 16, (0x12345ull << 16) + (4 << 16),
+	  (1ull << 53) - 1, "64K" },
+};
+
 int main(int argc, char **argv)
 {
 	size_t n = sizeof(rows) / sizeof(rows[0]), i;
+	size_t nr = sizeof(range_rows) / sizeof(range_rows[0]);
 	unsigned pass = 0, fail = 0;
 	uint32_t words[512];
 	size_t len;
@@ -39,7 +67,7 @@ int main(int argc, char **argv)
 			argv[1], len, n);
 		return 2;
 	}
-	printf("TAP version 13\n1..%zu\n", n);
+	printf("TAP version 13\n1..%zu\n", n + nr);
 	for (i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		struct sys_insn s;
@@ -55,6 +83,24 @@ int main(int argc, char **argv)
 		       i + 1, words[i], r->text, sys_kind_name(s.kind),
 		       s.kind != SYS_TLBI ? "" : s.bcast ? " broadcast" :
 		       " local");
+		if (ok)
+			pass++;
+		else
+			fail++;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct range_row *r = &range_rows[i];
+		struct sys_tlbi_range got;
+		bool ok;
+
+		sys_tlbi_range(TLBI_RVALE1IS_X1, RANGE_XT(r->tg), r->ds, &got);
+		ok = got.start == r->start && got.end == r->end &&
+		     got.mask == r->mask;
+		printf("%sok %zu - TLBI RVALE1IS range, %s: [%#llx, %#llx) "
+		       "mask %#llx\n", ok ? "" : "not ", n + i + 1, r->text,
+		       (unsigned long long)got.start,
+		       (unsigned long long)got.end,
+		       (unsigned long long)got.mask);
 		if (ok)
 			pass++;
 		else
