@@ -54,9 +54,8 @@ struct sr_insn {
 
 static void tlbi(struct poe_vcpu *v, const struct sr_insn *s, bool bcast)
 {
+	bool ds = (poe_reg_read(R_TCR_EL1) >> 59) & 1;	/* LPA2 ranges */
 	struct sys_tlbi_range r;
-
-	bool ds = (poe_reg_read(R_TCR_EL1) >> 59) & 1;
 
 	v->st.tlbi++;
 	sys_tlbi_range(s->word, poe_gpr_read(v->index, s->rt, false), ds, &r);
