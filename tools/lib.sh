@@ -185,11 +185,17 @@ deb $DEBIAN_MIRROR $DEBIAN_ROOT_SUITE-backports main"
 	touch "$stamp"
 }
 
-# Newest version of package $1 whose version starts with $2.
+# The newest of the versions on stdin (one per line) that belong to the
+# upstream series $1: "7.3" takes 7.3.4-1~bpo13+1, not 7.30.1-1.
+newest_of_series() {
+	awk -v s="$1." 'index($0, s) == 1' | sort -V | tail -n 1
+}
+
+# Newest version of package $1 in the upstream series $2.
 apt_newest_version() {
 	apt_private_update
 	apt_private apt-cache madison "$1" 2>/dev/null | awk -F'|' '{gsub(/ /,"",$2); print $2}' |
-		grep -E "^$2" | sort -V | tail -n 1
+		newest_of_series "$2"
 }
 
 # Is the cached .deb $1 whole? apt-get download checked it against the

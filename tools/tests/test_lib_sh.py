@@ -139,5 +139,26 @@ class Environment(unittest.TestCase):
         self.assertEqual(r.stderr.count("POE_OPT is set"), 1, r.stderr)
 
 
+class NewestOfSeries(unittest.TestCase):
+    """The fallback when a pinned package version has left the archive."""
+
+    def newest(self, series, versions):
+        r = lib_sh(f'newest_of_series "{series}" <<"EOF"\n' + "\n".join(versions) + "\nEOF\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout.strip()
+
+    def test_qemu_takes_the_newest_debian_revision_of_its_series(self):
+        self.assertEqual(self.newest("1:11.1", ["1:10.0.13+ds-0+deb13u1", "1:11.1.3+ds-2~bpo13+1",
+                                                "1:11.10.0+ds-1", "1:11.1.2+ds-1~bpo13+1"]),
+                         "1:11.1.3+ds-2~bpo13+1")
+
+    def test_linux_source_series_is_not_a_string_prefix(self):
+        self.assertEqual(self.newest("7.3", ["7.30.1-1", "7.3.4-1~bpo13+1", "7.3.10-1~bpo13+1"]),
+                         "7.3.10-1~bpo13+1")
+
+    def test_nothing_of_the_series_prints_nothing(self):
+        self.assertEqual(self.newest("1:11.1", ["1:10.0.13+ds-0+deb13u1", "1:11.2.0+ds-1"]), "")
+
+
 if __name__ == "__main__":
     unittest.main()
