@@ -191,11 +191,15 @@ newest_of_series() {
 	awk -v s="$1." 'index($0, s) == 1' | sort -V | tail -n 1
 }
 
+# The versions in "apt-cache madison" output on stdin, one per line.
+madison_versions() {
+	awk -F'|' '{gsub(/ /,"",$2); print $2}'
+}
+
 # Newest version of package $1 in the upstream series $2.
 apt_newest_version() {
 	apt_private_update
-	apt_private apt-cache madison "$1" 2>/dev/null | awk -F'|' '{gsub(/ /,"",$2); print $2}' |
-		newest_of_series "$2"
+	apt_private apt-cache madison "$1" 2>/dev/null | madison_versions | newest_of_series "$2"
 }
 
 # Is the cached .deb $1 whole? apt-get download checked it against the
