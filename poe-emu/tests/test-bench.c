@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fake-qemu.h"
+#include "tap.h"
 #include "../count.h"
 
 #define NOP		0xd503201fu
@@ -34,18 +35,6 @@
 #define K	0xffff800000010000ull	/* kernel text (TTBR1 half) */
 #define U	0x0000000000400000ull	/* user text (TTBR0 half) */
 #define NAME_PA	0x1000
-
-static unsigned pass, fail, n;
-
-static void check(int ok, const char *name)
-{
-	n++;
-	if (ok)
-		pass++;
-	else
-		fail++;
-	printf("%sok %u - %s\n", ok ? "" : "not ", n, name);
-}
 
 static void marker(unsigned vcpu, uint64_t op, const char *name,
 		   uint64_t rep)
@@ -224,7 +213,5 @@ int main(void)
 
 	profile(path);
 
-	printf("1..%u\n", n);
-	printf("%u passed, %u failed\n", pass, fail);
-	return fail ? 1 : 0;
+	return tap_done();
 }

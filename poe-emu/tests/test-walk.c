@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fake-qemu.h"
+#include "tap.h"
 #include "../policy.h"
 #include "../walk.h"
 
@@ -71,18 +72,6 @@ static void map(uint64_t root, unsigned gshift, unsigned inputsize,
 		table = rd(slot) & ~0xfffull & 0x0000fffffffff000ull;
 		table &= ~((1ull << gshift) - 1);
 	}
-}
-
-static unsigned pass, fail, n;
-
-static void check(int ok, const char *name)
-{
-	n++;
-	if (ok)
-		pass++;
-	else
-		fail++;
-	printf("%sok %u - %s\n", ok ? "" : "not ", n, name);
 }
 
 static uint64_t tcr_for(unsigned gshift, unsigned inputsize, int hi)
@@ -237,7 +226,5 @@ int main(void)
 	      poe_por_denies(0x77777787) == (DENY_R | DENY_W | DENY_X),
 	      "POR denies R/W/X (reserved values deny all)");
 
-	printf("1..%u\n", n);
-	printf("%u passed, %u failed\n", pass, fail);
-	return fail ? 1 : 0;
+	return tap_done();
 }
