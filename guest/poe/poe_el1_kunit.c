@@ -128,46 +128,50 @@ static void poe_teardown(struct poe_ctx *c)
 	__free_page(c->page);
 }
 
-static void poe_el1_write_denied(struct kunit *test)
+/*
+ * Write @val to a fresh page with key TEST_KEY, @key_perm being that key's
+ * permission in POR_EL1 and @pie_o whether the page's permission applies
+ * the overlay, and return what copy_to_kernel_nofault() returned; @seen
+ * gets what the page holds afterwards (reading is always allowed).
+ */
+static long poe_try_write(struct kunit *test, bool pie_o, u64 key_perm,
+			  u64 val, u64 *seen)
 {
-	u64 val = 0x1234, seen;
 	struct poe_ctx c;
 	long ret;
 
-	poe_setup(test, &c, true, POE_R);
+	poe_setup(test, &c, pie_o, key_perm);
 	ret = copy_to_kernel_nofault(c.addr, &val, sizeof(val));
-	seen = READ_ONCE(c.addr[0]);	/* reading is allowed */
+	*seen = READ_ONCE(c.addr[0]);
 	poe_teardown(&c);
-	KUNIT_EXPECT_EQ(test, ret, -EFAULT);
+	return ret;
+}
+
+static void poe_el1_write_denied(struct kunit *test)
+{
+	u64 seen;
+
+	KUNIT_EXPECT_EQ(test, poe_try_write(test, true, POE_R, 0x1234, &seen),
+			-EFAULT);
 	KUNIT_EXPECT_EQ(test, seen, PATTERN);
 }
 
 static void poe_el1_write_granted(struct kunit *test)
 {
-	u64 val = 0x1234, seen;
-	struct poe_ctx c;
-	long ret;
+	u64 seen;
 
-	poe_setup(test, &c, true, POE_RW);
-	ret = copy_to_kernel_nofault(c.addr, &val, sizeof(val));
-	seen = READ_ONCE(c.addr[0]);
-	poe_teardown(&c);
-	KUNIT_EXPECT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, seen, val);
+	KUNIT_EXPECT_EQ(test, poe_try_write(test, true, POE_RW, 0x1234, &seen),
+			0);
+	KUNIT_EXPECT_EQ(test, seen, 0x1234);
 }
 
 static void poe_el1_not_o_not_applied(struct kunit *test)
 {
-	u64 val = 0x1234, seen;
-	struct poe_ctx c;
-	long ret;
+	u64 seen;
 
-	poe_setup(test, &c, false, POE_R);
-	ret = copy_to_kernel_nofault(c.addr, &val, sizeof(val));
-	seen = READ_ONCE(c.addr[0]);
-	poe_teardown(&c);
-	KUNIT_EXPECT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, seen, val);
+	KUNIT_EXPECT_EQ(test, poe_try_write(test, false, POE_R, 0x1234, &seen),
+			0);
+	KUNIT_EXPECT_EQ(test, seen, 0x1234);
 }
 
 /*
