@@ -5,6 +5,7 @@ import pathlib
 import re
 import subprocess
 import tempfile
+import time
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -158,6 +159,57 @@ class NewestOfSeries(unittest.TestCase):
 
     def test_nothing_of_the_series_prints_nothing(self):
         self.assertEqual(self.newest("1:11.1", ["1:10.0.13+ds-0+deb13u1", "1:11.2.0+ds-1"]), "")
+
+
+class WaitUnlocked(unittest.TestCase):
+    """tools/resume-tests waits for QEMU's lock on the swap image to go."""
+
+    HOLD = ("import fcntl, sys, time\n"
+            "f = open(sys.argv[1], 'r+')\n"
+            "fcntl.lockf(f, fcntl.LOCK_EX)\n"
+            "print('locked', flush=True)\n"
+            "time.sleep(float(sys.argv[2]))\n")
+
+    def setUp(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(subprocess.run, ["rm", "-rf", d])
+        self.path = os.path.join(d, "swap.img")
+        pathlib.Path(self.path).write_text("x")
+
+    def hold(self, seconds):
+        """A process that locks the file for SECONDS, as QEMU does its image."""
+        p = subprocess.Popen(["python3", "-c", self.HOLD, self.path, str(seconds)],
+                             stdout=subprocess.PIPE, text=True)
+        self.addCleanup(p.stdout.close)
+        self.addCleanup(p.wait)
+        self.addCleanup(p.kill)
+        self.assertEqual(p.stdout.readline().strip(), "locked")
+        return p
+
+    def wait_unlocked(self, timeout):
+        t0 = time.monotonic()
+        # lib.sh runs with errexit: test the status where it is kept.
+        r = lib_sh(f'wait_unlocked "{self.path}" {timeout} && echo rc=0 || echo "rc=$?"')
+        self.assertEqual(r.stderr, "")
+        return r.stdout.strip(), time.monotonic() - t0
+
+    def test_returns_at_once_when_nothing_holds_a_lock(self):
+        rc, took = self.wait_unlocked(10)
+        self.assertEqual(rc, "rc=0")
+        self.assertLess(took, 1.0)
+
+    def test_waits_until_the_lock_is_gone(self):
+        self.hold(1.5)
+        rc, took = self.wait_unlocked(10)
+        self.assertEqual(rc, "rc=0")
+        self.assertGreater(took, 1.0)
+
+    def test_gives_up_after_its_timeout(self):
+        self.hold(30)
+        rc, took = self.wait_unlocked(1)
+        self.assertEqual(rc, "rc=1")
+        self.assertGreater(took, 0.9)
+        self.assertLess(took, 10)
 
 
 if __name__ == "__main__":
