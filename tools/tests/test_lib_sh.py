@@ -196,7 +196,7 @@ class WaitUnlocked(unittest.TestCase):
     def test_returns_at_once_when_nothing_holds_a_lock(self):
         rc, took = self.wait_unlocked(10)
         self.assertEqual(rc, "rc=0")
-        self.assertLess(took, 1.0)
+        self.assertLess(took, 3)    # not its 10 s: a loaded CI machine is slow
 
     def test_waits_until_the_lock_is_gone(self):
         self.hold(1.5)
