@@ -86,16 +86,16 @@ commit_path() {
 }
 
 # Wait up to $2 seconds until no process holds a lock on file $1, as
-# /proc/locks lists them (device:inode). QEMU locks its disk images; a
-# boot started right after another one on the same image has stopped with
-# 'Failed to get "write" lock' although the first QEMU had exited: the
-# last reference to the image, and with it the lock, can be dropped a
-# moment after the process is gone (io_uring, which this QEMU links,
-# cleans up its rings asynchronously). Returns 1 if still locked.
+# /proc/locks lists them (device:inode). QEMU locks its disk images; a boot
+# started right after another one on the same image (tools/boot) has
+# stopped with 'Failed to get "write" lock' although the first QEMU had
+# exited: the last reference to the image, and with it the lock, can be
+# dropped a moment after the process is gone (io_uring, which this QEMU
+# links, cleans up its rings asynchronously). Returns 1 if still locked.
 wait_unlocked() {
-	local key tries=$(($2 * 10))
-	key=$(printf '%02x:%02x:%s' "$(stat -c %Hd "$1")" "$(stat -c %Ld "$1")" \
-		"$(stat -c %i "$1")") || return 1
+	local major minor inode key tries=$(($2 * 10))
+	read -r major minor inode < <(stat -c '%Hd %Ld %i' "$1") || return 1
+	key=$(printf '%02x:%02x:%s' "$major" "$minor" "$inode")
 	while grep -qF " $key " /proc/locks; do
 		[ "$tries" -gt 0 ] || return 1
 		tries=$((tries - 1))

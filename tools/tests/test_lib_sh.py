@@ -162,13 +162,16 @@ class NewestOfSeries(unittest.TestCase):
 
 
 class WaitUnlocked(unittest.TestCase):
-    """tools/resume-tests waits for QEMU's lock on the swap image to go."""
+    """tools/boot waits for the previous QEMU's lock on a disk image to go."""
 
-    HOLD = ("import fcntl, sys, time\n"
+    # Locks the file, says so, and on a line on stdin writes FILE.released
+    # and exits, which drops the lock.
+    HOLD = ("import fcntl, sys\n"
             "f = open(sys.argv[1], 'r+')\n"
             "fcntl.lockf(f, fcntl.LOCK_EX)\n"
             "print('locked', flush=True)\n"
-            "time.sleep(float(sys.argv[2]))\n")
+            "sys.stdin.readline()\n"
+            "open(sys.argv[1] + '.released', 'w').close()\n")
 
     def setUp(self):
         d = tempfile.mkdtemp()
@@ -176,40 +179,57 @@ class WaitUnlocked(unittest.TestCase):
         self.path = os.path.join(d, "swap.img")
         pathlib.Path(self.path).write_text("x")
 
-    def hold(self, seconds):
-        """A process that locks the file for SECONDS, as QEMU does its image."""
-        p = subprocess.Popen(["python3", "-c", self.HOLD, self.path, str(seconds)],
-                             stdout=subprocess.PIPE, text=True)
-        self.addCleanup(p.stdout.close)
+    def hold(self):
+        """A process that locks the file, as QEMU does its image."""
+        p = subprocess.Popen(["python3", "-c", self.HOLD, self.path],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for f in (p.stdin, p.stdout):
+            self.addCleanup(f.close)
         self.addCleanup(p.wait)
         self.addCleanup(p.kill)
         self.assertEqual(p.stdout.readline().strip(), "locked")
         return p
 
-    def wait_unlocked(self, timeout):
-        t0 = time.monotonic()
-        # lib.sh runs with errexit: test the status where it is kept.
-        r = lib_sh(f'wait_unlocked "{self.path}" {timeout} && echo rc=0 || echo "rc=$?"')
-        self.assertEqual(r.stderr, "")
-        return r.stdout.strip(), time.monotonic() - t0
+    def wait_unlocked(self, timeout, holder=None):
+        """wait_unlocked's status. With HOLDER, the lock's holder is told to
+        let go once the helper has found the lock and started waiting: a
+        sleep earlier in PATH notes each of the helper's waits."""
+        bin_dir = os.path.join(os.path.dirname(self.path), "bin")
+        os.mkdir(bin_dir)
+        waited = os.path.join(bin_dir, "waited")
+        with open(os.path.join(bin_dir, "sleep"), "w") as f:
+            f.write(f'#!/bin/sh\ntouch "{waited}"\nexec /bin/sleep "$@"\n')
+        os.chmod(os.path.join(bin_dir, "sleep"), 0o755)
+        # lib.sh runs with errexit: the status is tested where it is kept.
+        script = f'wait_unlocked "{self.path}" {timeout} && echo rc=0 || echo "rc=$?"'
+        r = subprocess.Popen(["bash", "-c", f'. "{TOP}/tools/lib.sh"; {script}'],
+                             env=dict(os.environ, PATH=bin_dir + ":" + os.environ["PATH"]),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while holder is not None and r.poll() is None:
+            if os.path.exists(waited):
+                holder.stdin.write("go\n")
+                holder.stdin.flush()
+                holder = None
+            else:
+                time.sleep(0.01)
+        out, err = r.communicate(timeout=timeout + 30)
+        self.assertEqual(err, "")
+        return out.strip(), os.path.exists(waited)
 
-    def test_returns_at_once_when_nothing_holds_a_lock(self):
-        rc, took = self.wait_unlocked(10)
-        self.assertEqual(rc, "rc=0")
-        self.assertLess(took, 3)    # not its 10 s: a loaded CI machine is slow
+    def test_returns_when_nothing_holds_a_lock(self):
+        self.assertEqual(self.wait_unlocked(10), ("rc=0", False))
 
-    def test_waits_until_the_lock_is_gone(self):
-        self.hold(1.5)
-        rc, took = self.wait_unlocked(10)
-        self.assertEqual(rc, "rc=0")
-        self.assertGreater(took, 1.0)
+    def test_returns_once_the_lock_is_gone(self):
+        holder = self.hold()
+        self.assertEqual(self.wait_unlocked(30, holder), ("rc=0", True))
+        # The holder writes .released before it lets go: it did.
+        self.assertTrue(os.path.exists(self.path + ".released"))
 
-    def test_gives_up_after_its_timeout(self):
-        self.hold(30)
-        rc, took = self.wait_unlocked(1)
-        self.assertEqual(rc, "rc=1")
-        self.assertGreater(took, 0.9)
-        self.assertLess(took, 10)
+    def test_gives_up_while_the_lock_stays(self):
+        holder = self.hold()
+        self.assertEqual(self.wait_unlocked(1), ("rc=1", True))
+        self.assertIsNone(holder.poll())
+        self.assertFalse(os.path.exists(self.path + ".released"))
 
 
 if __name__ == "__main__":
