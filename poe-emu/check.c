@@ -357,7 +357,9 @@ bool poe_check_instrument_access(struct qemu_plugin_insn *insn,
 
 /*
  * Execution often alternates between a few runs of pages (a caller and a
- * callee in different tables): the last runs found, until forgotten.
+ * callee in different tables): the last runs found, until forgotten. The
+ * ring is filled from xruns[0] after each poe_fetch_forget(), so the
+ * first xruns_n entries are exactly the runs found since.
  */
 static bool xrun_find(struct poe_vcpu *v, unsigned who, uint64_t page,
 		      uint64_t *lo, uint64_t *hi)

@@ -149,12 +149,18 @@ static void forget_low(struct poe_vcpu *v)
 	v->xhi_cur = 0;
 }
 
+/*
+ * The remembered runs are xruns[0, xruns_n): the ring starts again at 0,
+ * or the next run found would be written after stale ones that a lookup
+ * then reads (check.c's xrun_find()).
+ */
 void poe_fetch_forget(struct poe_vcpu *v)
 {
 	forget_high(v);
 	forget_low(v);
 	v->x0_saved = false;
 	v->xruns_n = 0;
+	v->xruns_next = 0;
 }
 
 /*

@@ -309,6 +309,131 @@ static void fetch_x(void)
 	       "EL0 fetch: ESR %#llx FAR %#llx", esr, far);
 }
 
+/*
+ * Fetch runs remembered across an invalidation (issue 34): pages of one
+ * key, each its own run of executable entries (the pages between them are
+ * not mapped), fetched so that several runs are remembered (fewer than
+ * the 8 the plugin keeps, so that the next one goes in the middle) before
+ * the key loses X; every later fetch from those pages must be checked.
+ */
+#define KX(i)	(KT + 0x10000 + (uint64_t)(i) * 0x2000)
+#define UX(i)	(UT + 0x10000 + (uint64_t)(i) * 0x2000)
+
+/* EL0: key change, then a local TLBI VALE1 by the kernel */
+static void stale_runs_el0_tlbi(void)
+{
+	uint64_t esr, far, elr;
+	unsigned i;
+
+	setup(1, "");
+	for (i = 0; i < 3; i++)
+		map(UX(i), PO(0));
+	*fake_sys(0, "CPACR_EL1") = 1ull << 29;
+	msr(0, MSR_TCR2_X4, 4, TCR2_E0POE);
+	msr(0, MSR_POR_EL0_X3, 3, 0x507);	/* key 2 RW without X */
+	sync_(0);
+	to_el0(0);
+	fake_cpus[0].cpsr = 0;			/* EL0t */
+	for (i = 0; i < 3; i++)
+		expect(fake_exec(0, UX(i), NOP) == UX(i) + 4,
+		       "EL0 fetch %u from key 0 denied", i);
+	/* the kernel moves the first page to key 2 and invalidates it */
+	fake_discon(0, QEMU_PLUGIN_DISCON_EXCEPTION, UX(2), VECTORS + 0x400);
+	fake_cpus[0].cpsr = 0x3c5;
+	map(UX(0), PO(2));
+	fake_cpus[0].x[1] = UX(0) >> 12;
+	fake_exec(0, KT, TLBI_VALE1_X1);
+	to_el0(0);
+	fake_cpus[0].cpsr = 0;
+	expect(fake_exec(0, UX(2), NOP) == UX(2) + 4,
+	       "EL0 fetch from key 0 denied after the TLBI");
+	if (fake_exec(0, UX(0), NOP) != BAD_PC) {
+		expect(0, "EL0 fetch from a page moved to a key without X, "
+		       "after a local TLBI VALE1, allowed");
+		return;
+	}
+	take(0, &esr, &far, &elr);
+	expect(elr == UX(0), "EL0 fetch fault: ELR %#llx", elr);
+}
+
+/* record a run for each of n key-1 pages at EL1, X granted */
+static void el1_runs(unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		map(KX(i), PO(1));
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	msr(0, MSR_POR_EL1_X3, 3, 0x57777777);	/* key 7 RW without X */
+	sync_(0);
+	for (i = 0; i < n; i++)
+		expect(fake_exec(0, KX(i), NOP) == KX(i) + 4,
+		       "EL1 fetch %u from key 1 (X) denied", i);
+}
+
+/*
+ * EL1: key 1 loses X (MSR + ISB); 8 fetches from its pages, 5 of them
+ * with a remembered run, each fault taken and returned from
+ */
+static void stale_runs_el1_msr(void)
+{
+	uint64_t esr, far, elr;
+	unsigned i, allowed = 0;
+
+	setup(1, "");
+	el1_runs(5);
+	msr(0, MSR_POR_EL1_X3, 3, 0x57777757);	/* key 1 RW without X */
+	sync_(0);
+	for (i = 0; i < 8; i++) {
+		if (fake_exec(0, KX(i), NOP) != BAD_PC) {
+			printf("# fetch %u (%#llx) allowed\n", i,
+			       (unsigned long long)KX(i));
+			allowed++;
+			continue;
+		}
+		take(0, &esr, &far, &elr);
+		*fake_sys(0, "SPSR_EL1") = 5;
+		fake_exec(0, KT + 0xa04, ERET);
+	}
+	expect(!allowed, "%u of 8 EL1 fetches from a key whose X was removed "
+	       "allowed", allowed);
+}
+
+/*
+ * Strict mode: the same, in 8 runs of the plugin, fetching from the k-th
+ * page after a fetch from key 0: each must stop QEMU (exit status 3).
+ */
+static void stale_runs_strict(void)
+{
+	unsigned k, not_stopped = 0;
+
+	for (k = 0; k < 8; k++) {
+		int status;
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (!pid) {
+			setup(1, "strict=on,sysmap=/tmp/poe-test-sysmap");
+			el1_runs(5);
+			msr(0, MSR_POR_EL1_X3, 3, 0x57777757);
+			sync_(0);
+			fake_exec(0, KT + 0x40, NOP);	/* key 0 */
+			fake_exec(0, KX(k), NOP);	/* must exit 3 */
+			fflush(stdout);
+			_exit(0);
+		}
+		waitpid(pid, &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 3) {
+			printf("# run %u: fetch from page %u not stopped\n",
+			       k, k);
+			not_stopped++;
+		}
+	}
+	expect(!not_stopped, "strict: %u of 8 runs not stopped at an EL1 "
+	       "fetch from a key whose X was removed", not_stopped);
+}
+
 /* 3: POR_EL1 writes take effect at the next context synchronisation */
 static void isb_semantics(void)
 {
@@ -760,6 +885,12 @@ static const struct {
 	  tlbi_broadcast, 0 },
 	{ "instruction fetch from a key without X: instruction abort",
 	  fetch_x, 0 },
+	{ "EL0 fetch after a key change and a local TLBI: runs forgotten",
+	  stale_runs_el0_tlbi, 0 },
+	{ "EL1 fetches after MSR+ISB removed X: runs forgotten",
+	  stale_runs_el1_msr, 0 },
+	{ "strict: EL1 fetches after X removed stop QEMU in every run",
+	  stale_runs_strict, 0 },
 	{ "POR_EL1 writes take effect at ISB, exception entry, ERET",
 	  isb_semantics, 0 },
 	{ "strict: access between MSR POR_EL1 and ISB with another verdict",
