@@ -25,7 +25,8 @@
  * PSCI CPU_OFF: QEMU resets a vCPU that it powers on again, so the
  * plugin's state of the calling vCPU goes back to reset values (POR_ELx
  * and TCR2 zero, EL1, soft TLB empty, translation registers re-read):
- * cpu_do_resume and the secondary bring-up really restore them.
+ * cpu_do_resume and the secondary bring-up really restore them. Only a
+ * call from EL1: at EL0, HVC and SMC are UNDEFINED.
  */
 #include <string.h>
 
@@ -97,8 +98,18 @@ static void ttbr_write(struct poe_vcpu *v, bool ttbr1, uint64_t val)
 	poe_mmu_changed(v, ttbr1);
 }
 
-static void psci(struct poe_vcpu *v)
+/*
+ * HVC and SMC are UNDEFINED at EL0 (an AArch32 EL0 word misread as one
+ * is at EL0 too): a program that sets w0 to CPU_OFF and calls them powers
+ * nothing down, so only a call from EL1 resets the vCPU's state. Whether
+ * EL1's call reaches PSCI (the conduit, HCR_EL2/SCR_EL3 traps) is not
+ * visible to the plugin: QEMU virt has neither EL2 nor EL3 here, and a
+ * kernel calls PSCI through its one conduit.
+ */
+static void psci(struct poe_vcpu *v, const struct sr_insn *s)
 {
+	if (insn_el(s) == 0)
+		return;
 	if ((uint32_t)poe_gpr_read(v->index, 0, false) == PSCI_CPU_OFF) {
 		v->st.resets++;
 		poe_vcpu_reset(v);
@@ -136,7 +147,7 @@ static void sr_cb(unsigned vcpu, void *ud)
 			   poe_gpr_read(vcpu, s->rt, false));
 		return;
 	case OP_PSCI:
-		psci(v);
+		psci(v, s);
 		return;
 	}
 	if (insn_el(s) == 0) {

@@ -24,6 +24,7 @@
 #define ISB		0xd5033fdfu
 #define ERET		0xd69f03e0u
 #define HVC0		0xd4000002u
+#define SMC0		0xd4000003u
 #define STR_X1_X2	0xf9000041u	/* str x1, [x2] */
 #define LDR_X1_X2	0xf9400041u	/* ldr x1, [x2] */
 #define LDADD_X1_X3_X2	0xf8210043u	/* ldadd x1, x3, [x2] */
@@ -647,6 +648,56 @@ static void cpu_reset(void)
 	       "store denied after CPU_ON (overlay still on)");
 }
 
+/*
+ * HVC/SMC are UNDEFINED at EL0: a program that calls them with a PSCI
+ * CPU_OFF function id in w0 powers nothing down and must not reset the
+ * POE state of its vCPU. At EL1 the call still does.
+ */
+static void psci_el0(void)
+{
+	static const uint32_t call[2] = { HVC0, SMC0 };
+	unsigned i;
+
+	setup(1, "");
+	map(KD, PO(1));
+	map(UD, PO(2));
+	*fake_sys(0, "CPACR_EL1") = 1ull << 29;
+	for (i = 0; i < 2; i++) {
+		msr(0, MSR_TCR2_X4, 4, TCR2_POE | TCR2_E0POE);
+		msr(0, MSR_POR_EL0_X3, 3, 0x107);	/* key 2 read-only */
+		msr(0, MSR_POR_EL1_X3, 3, 0x77777717);	/* key 1 read-only */
+		sync_(0);
+		to_el0(0);
+		fake_cpus[0].cpsr = 0;		/* EL0t */
+		fake_cpus[0].x[0] = 0x84000002;	/* CPU_OFF */
+		fake_exec(0, UT + 0x100 + 4 * i, call[i]);
+		expect(try_access(0, UT + 0x200, STR_X1_X2, UD),
+		       "EL0 %s CPU_OFF: EL0 store to a read-only key allowed "
+		       "after it", i ? "SMC" : "HVC");
+		/* the UNDEF exception, to EL1 */
+		fake_discon(0, QEMU_PLUGIN_DISCON_EXCEPTION, UT + 0x100,
+			    VECTORS + 0x400);
+		fake_cpus[0].cpsr = 0x3c5;
+		fake_exec(0, KT + 0x10, MRS_X0_POR_EL1);
+		expect(fake_cpus[0].x[0] == 0x77777717, "EL0 %s CPU_OFF: "
+		       "POR_EL1 then reads %#llx", i ? "SMC" : "HVC",
+		       fake_cpus[0].x[0]);
+		fake_exec(0, KT + 0x14, MRS_X0_TCR2);
+		expect((fake_cpus[0].x[0] & (TCR2_POE | TCR2_E0POE)) ==
+		       (TCR2_POE | TCR2_E0POE), "EL0 %s CPU_OFF: TCR2_EL1 "
+		       "then reads %#llx", i ? "SMC" : "HVC",
+		       fake_cpus[0].x[0]);
+		expect(try_access(0, KT + 0x18, STR_X1_X2, KD),
+		       "EL0 %s CPU_OFF: EL1 store to a read-only key allowed "
+		       "after it", i ? "SMC" : "HVC");
+	}
+	fake_cpus[0].x[0] = 0x84000002;		/* at EL1: powered down */
+	fake_exec(0, KT + 0x20, HVC0);
+	fake_exec(0, KT + 0x24, MRS_X0_POR_EL1);
+	expect(fake_cpus[0].x[0] == 0, "EL1 HVC CPU_OFF: POR_EL1 then reads "
+	       "%#llx, want the reset value 0", fake_cpus[0].x[0]);
+}
+
 /* 12, strict: strict_allow= names a function whose denied stores fault */
 static void strict_allow_named(void)
 {
@@ -906,6 +957,8 @@ static const struct {
 	{ "LDRAA strips the PAC, DC ZVA XZR does not use SP",
 	  decoder_gaps, 0 },
 	{ "PSCI CPU_OFF/CPU_ON reset POR_EL1 and TCR2_EL1", cpu_reset, 0 },
+	{ "PSCI CPU_OFF from EL0 (UNDEFINED) resets nothing",
+	  psci_el0, 0 },
 	{ "DC IVAC needs W (ESR.CM), AArch32 EL0 is not instrumented",
 	  ivac_aarch32, 0 },
 	{ "strict: a denied store in a strict_allow function faults",
