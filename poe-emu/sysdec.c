@@ -4,7 +4,9 @@
  * Encodings from the Arm ARM (DDI 0487), "System instructions" and
  * "Barriers": HINT/barriers are 1101 0101 0000 0011 0011 CRm op2 11111,
  * SYS (TLBI) is 1101 0101 0000 1 op1 CRn CRm op2 Rt, SYSP (TLBIP) the same
- * with bits [23:21] = 010, MRS/MSR are 1101 0101 00 L 1 o0 op1 CRn CRm op2 Rt.
+ * with bits [23:21] = 010, MRS/MSR are 1101 0101 00 L 1 o0 op1 CRn CRm op2 Rt,
+ * MSR (immediate) is 1101 0101 0000 0 op1 0100 CRm op2 11111 (UAO: op1 0,
+ * op2 3, the value in CRm).
  */
 #include <string.h>
 
@@ -126,6 +128,9 @@ bool sys_decode(uint32_t insn, struct sys_insn *s)
 		s->kind = SYS_HVC;
 	} else if (insn == 0xd4000003) {
 		s->kind = SYS_SMC;
+	} else if ((insn & 0xfffff0ff) == 0xd500407f) {
+		s->kind = SYS_MSR_UAO;
+		s->imm = bits(insn, 11, 8);
 	} else if (insn == 0xd69f03e0 || insn == 0xd69f0bff ||
 		   insn == 0xd69f0fff) {
 		s->kind = SYS_ERET;
@@ -150,7 +155,7 @@ const char *sys_kind_name(unsigned kind)
 {
 	static const char *const names[] = {
 		"none", "isb", "dsb", "dmb", "tlbi", "eret", "mrs", "msr",
-		"marker", "hvc", "smc",
+		"marker", "hvc", "smc", "msr uao",
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";

@@ -5,7 +5,7 @@
  * plugin emulates or counts: barriers (ISB, DSB, DMB), TLB maintenance
  * (TLBI, its nXS forms and TLBIP, split into broadcast and local), the
  * exception returns, MRS/MSR of system registers, the bench marker and
- * the PSCI calls (HVC/SMC #0).
+ * the PSCI calls (HVC/SMC #0) and MSR UAO, #imm.
  * No QEMU dependency: unit-tested on the host (tests/test-sys.c).
  */
 #ifndef POE_SYSDEC_H
@@ -26,6 +26,7 @@ enum sys_kind {
 	SYS_MARKER,	/* HINT #0x75: the bench row marker */
 	SYS_HVC,	/* HVC #0 (PSCI conduit on QEMU virt) */
 	SYS_SMC,	/* SMC #0 */
+	SYS_MSR_UAO,	/* MSR UAO, #imm: see imm (MSR UAO, Xt is SYS_MSR) */
 };
 
 /* op0:op1:CRn:CRm:op2, as in the MRS/MSR encoding bits [20:5] */
@@ -46,6 +47,7 @@ enum sys_kind {
 #define SR_FAR_EL1		SYSREG(3, 0, 6, 0, 0)
 #define SR_ELR_EL1		SYSREG(3, 0, 4, 0, 1)
 #define SR_VBAR_EL1		SYSREG(3, 0, 12, 0, 0)
+#define SR_UAO			SYSREG(3, 0, 4, 2, 4)
 
 #define SYS_MARKER_INSN		0xd5032ebfu	/* HINT #0x75 */
 
@@ -54,6 +56,7 @@ struct sys_insn {
 	uint8_t rt;	/* MRS/MSR/TLBI: Xt (31 = XZR) */
 	bool bcast;	/* TLBI: to the inner/outer shareable domain */
 	uint16_t reg;	/* MRS/MSR: SYSREG() key */
+	uint8_t imm;	/* MSR UAO, #imm: the immediate (CRm) */
 };
 
 /* Classify insn; returns false (kind SYS_NONE) if none of the above. */

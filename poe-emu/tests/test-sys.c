@@ -79,6 +79,8 @@ int main(int argc, char **argv)
 			ok = s.bcast == r->bcast && s.rt == r->rt;
 		if (ok && (s.kind == SYS_MRS || s.kind == SYS_MSR))
 			ok = s.rt == r->rt;
+		if (ok && s.kind == SYS_MSR_UAO)
+			ok = s.imm == r->rt;
 		printf("%sok %zu - %08x %s: %s%s\n", ok ? "" : "not ",
 		       i + 1, words[i], r->text, sys_kind_name(s.kind),
 		       s.kind != SYS_TLBI ? "" : s.bcast ? " broadcast" :
