@@ -8,10 +8,10 @@
  * stores while some key lacks W. A guest that does not use overlays pays
  * (almost) nothing, and in kpkeys' default context (key 1 read-only) EL1
  * loads are free. Code in the TTBR1 half runs at EL1 (unprivileged
- * LDTR/STTR use EL0 permissions); code in the TTBR0 half is normally EL0
- * but the idmap runs there at EL1, so those use the gates of the EL the
- * vCPU is at, tracked at exception entry and ERET, which avoids reading
- * PSTATE on every access. AArch32 EL0 code is not checked at all (its
+ * LDTR/STTR use EL0 permissions, unless PSTATE.UAO is set); code in the
+ * TTBR0 half is normally EL0 but the idmap runs there at EL1, so those use
+ * the gates of the EL the vCPU is at, tracked at exception entry and
+ * ERET, which avoids reading PSTATE on every access. AArch32 EL0 code is not checked at all (its
  * words would be misread as A64): its gates are closed.
  *
  * Addresses: a TB runs at every virtual address that maps its physical
@@ -60,6 +60,7 @@
 #include "walk.h"
 
 #define PAGE	0x1000ull
+#define PSTATE_UAO	(1ull << 23)	/* in QEMU's cpsr, as in SPSR */
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
@@ -75,6 +76,18 @@ struct fetch_insn {
 	uint64_t vaddr;
 	bool high;
 };
+
+/*
+ * LDTR/STTR-class accesses at EL1, and the unprivileged sides of MOPS
+ * instructions, use EL0's permissions unless PSTATE.UAO is set: then they
+ * are privileged accesses, checked against POR_EL1. Only MSR UAO and an
+ * ERET can set it (and Linux does neither), so PSTATE, a register read
+ * through the API, is read only after one of them may have.
+ */
+static bool unpriv_as_el0(struct poe_vcpu *v)
+{
+	return !v->uao_maybe || !(poe_reg_read(R_CPSR) & PSTATE_UAO);
+}
 
 static bool overlay_live(const struct poe_vcpu *v, bool el0_perms)
 {
@@ -234,8 +247,11 @@ static void mops_check(struct poe_vcpu *v, const struct poe_insn *pi,
 		       unsigned el)
 {
 	const struct ls_insn *d = &pi->d;
-	bool dst_el0 = el == 0 || (d->flags & LS_F_UNPRIV);
-	bool src_el0 = el == 0 || (d->flags & LS_F_SRC_UNPRIV);
+	bool unpriv = el == 0 ||
+		      ((d->flags & (LS_F_UNPRIV | LS_F_SRC_UNPRIV)) &&
+		       unpriv_as_el0(v));
+	bool dst_el0 = el == 0 || (unpriv && (d->flags & LS_F_UNPRIV));
+	bool src_el0 = el == 0 || (unpriv && (d->flags & LS_F_SRC_UNPRIV));
 	bool cpy = d->flags & LS_F_MOPS_CPY;
 	uint64_t len, dst, src;
 
@@ -270,7 +286,7 @@ static void ls_cb(unsigned vcpu, void *ud)
 	const struct ls_insn *d = &pi->d;
 	struct poe_vcpu *v = poe_vcpu(vcpu);
 	unsigned el = pi->high ? 1 : v->el;
-	bool el0_perms = el == 0 || (d->flags & LS_F_UNPRIV);
+	bool el0_perms;
 	uint64_t base, index = 0, ea;
 
 	if (v->redirect || (!pi->high && v->aarch32))
@@ -279,6 +295,7 @@ static void ls_cb(unsigned vcpu, void *ud)
 		mops_check(v, pi, el);
 		return;
 	}
+	el0_perms = el == 0 || ((d->flags & LS_F_UNPRIV) && unpriv_as_el0(v));
 	if (!overlay_live(v, el0_perms) && !v->unsynced)
 		return;
 	base = (d->flags & LS_F_LITERAL) ? 0 :
@@ -305,9 +322,9 @@ static size_t gate_field(const struct ls_insn *d, bool high)
 		{ offsetof(struct poe_score, rd_el1),
 		  offsetof(struct poe_score, wr_el1),
 		  offsetof(struct poe_score, rw_el1) },
-		{ offsetof(struct poe_score, rd_el0),
-		  offsetof(struct poe_score, wr_el0),
-		  offsetof(struct poe_score, rw_el0) },
+		{ offsetof(struct poe_score, rd_unpriv),
+		  offsetof(struct poe_score, wr_unpriv),
+		  offsetof(struct poe_score, rw_unpriv) },
 		{ offsetof(struct poe_score, rd_cur),
 		  offsetof(struct poe_score, wr_cur),
 		  offsetof(struct poe_score, rw_cur) },

@@ -99,6 +99,7 @@ static void discon(unsigned vcpu, enum qemu_plugin_discon_type type,
 	v = poe_vcpu(vcpu);
 	poe_context_sync(v);	/* exception entry synchronises */
 	poe_set_el(v, 1, false);
+	poe_set_uao(v, false);	/* and clears PSTATE.UAO */
 	poe_fault_discon(v, type);
 }
 

@@ -235,6 +235,7 @@ static void update_gates(struct poe_vcpu *v)
 {
 	struct poe_score *s = poe_score_of(v->index);
 	unsigned el1 = denies_el1(&v->eff), el0 = denies_el0(&v->eff), cur;
+	unsigned unpriv;
 
 	v->live_el1 = el1 & (DENY_R | DENY_W);
 	v->live_el0 = el0 & (DENY_R | DENY_W);
@@ -251,16 +252,17 @@ static void update_gates(struct poe_vcpu *v)
 		el0 |= denies_el0(&v->wr);
 	}
 	cur = v->el ? el1 : v->aarch32 ? 0 : el0;
+	unpriv = el0 | (v->uao_maybe ? el1 : 0);
 	s->rd_el1 = el1 & DENY_R;
 	s->wr_el1 = !!(el1 & DENY_W);
 	s->rw_el1 = !!(el1 & (DENY_R | DENY_W));
-	s->rd_el0 = el0 & DENY_R;
-	s->wr_el0 = !!(el0 & DENY_W);
-	s->rw_el0 = !!(el0 & (DENY_R | DENY_W));
+	s->rd_unpriv = unpriv & DENY_R;
+	s->wr_unpriv = !!(unpriv & DENY_W);
+	s->rw_unpriv = !!(unpriv & (DENY_R | DENY_W));
 	s->rd_cur = cur & DENY_R;
 	s->wr_cur = !!(cur & DENY_W);
 	s->rw_cur = !!(cur & (DENY_R | DENY_W));
-	s->rw_any = s->rw_el1 | s->rw_el0;
+	s->rw_any = s->rw_el1 | s->rw_unpriv;
 	s->x_cur = v->el ? v->x_el1 : !v->aarch32 && v->x_el0;
 	s->unsynced = v->unsynced;
 }
@@ -307,6 +309,14 @@ void poe_set_el(struct poe_vcpu *v, unsigned el, bool aarch32)
 		fetch_switch_el(v, v->aarch32 ? 2 : v->el, aarch32 ? 2 : el);
 		v->el = el;
 		v->aarch32 = aarch32;
+		update_gates(v);
+	}
+}
+
+void poe_set_uao(struct poe_vcpu *v, bool maybe)
+{
+	if (v->uao_maybe != maybe) {
+		v->uao_maybe = maybe;
 		update_gates(v);
 	}
 }

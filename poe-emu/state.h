@@ -53,12 +53,14 @@ struct poe_score {
 	 * Gates, per EL whose permissions apply: non-zero while that EL's
 	 * overlay is enabled and its POR value denies some key R (rd), W
 	 * (wr), or either (rw), in the effective or (until the next context
-	 * synchronisation) the written value. "cur" is the set of the EL the
-	 * vCPU is at, for code in the TTBR0 half that may run at either EL;
-	 * rw_any is rw_el1 | rw_el0.
+	 * synchronisation) the written value. "unpriv" is the set of
+	 * LDTR/STTR-class accesses in the TTBR1 half: EL0's, and EL1's too
+	 * while PSTATE.UAO may be set (they are privileged then). "cur" is
+	 * the set of the EL the vCPU is at, for code in the TTBR0 half that
+	 * may run at either EL; rw_any is rw_el1 | rw_unpriv.
 	 */
 	uint64_t rd_el1, wr_el1, rw_el1;
-	uint64_t rd_el0, wr_el0, rw_el0;
+	uint64_t rd_unpriv, wr_unpriv, rw_unpriv;
 	uint64_t rd_cur, wr_cur, rw_cur;
 	uint64_t rw_any;
 	uint64_t pending;	/* a fault is being delivered: patch MRS */
@@ -123,6 +125,12 @@ struct poe_vcpu {
 	/* overlay enabled and POR restricting, per EL (effective values) */
 	bool live_el1, live_el0;
 	bool x_el1, x_el0;	/* some key lacks X */
+	/*
+	 * PSTATE.UAO may be set: an MSR UAO or an ERET to EL1 may have set
+	 * it since the last exception entry (which clears it). Only then is
+	 * PSTATE read (check.c).
+	 */
+	bool uao_maybe;
 	/* TTBR0 half: pages [xlo_cur, xhi_cur] are known executable */
 	uint64_t xlo_cur, xhi_cur;
 	struct poe_regs eff;	/* in effect: what the checks use */
@@ -172,6 +180,8 @@ void poe_write_tcr2(struct poe_vcpu *v, uint64_t val);
 void poe_context_sync(struct poe_vcpu *v);
 /* the EL the vCPU runs at (exception entry: 1; ERET: SPSR's) */
 void poe_set_el(struct poe_vcpu *v, unsigned el, bool aarch32);
+/* PSTATE.UAO may have been set (MSR UAO, ERET), or is clear (entry) */
+void poe_set_uao(struct poe_vcpu *v, bool maybe);
 /* forget the fetch pages found executable (TLB or mapping changes) */
 void poe_fetch_forget(struct poe_vcpu *v);
 /* the fetch pages of one half found executable: [lo, hi] */

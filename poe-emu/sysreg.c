@@ -22,6 +22,9 @@
  * A write of VBAR_EL1 with an address in the TTBR1 half (the kernel
  * installs its vectors) flushes QEMU's translations (see plugin.c).
  *
+ * PSTATE.UAO (LDTR/STTR at EL1 privileged while set, check.c): MSR UAO
+ * and ERET tell whether it may be set; exception entry clears it.
+ *
  * PSCI CPU_OFF: QEMU resets a vCPU that it powers on again, so the
  * plugin's state of the calling vCPU goes back to reset values (POR_ELx
  * and TCR2 zero, EL1, soft TLB empty, translation registers re-read):
@@ -43,7 +46,8 @@ enum sr_op {
 	OP_MRS_POR_EL0, OP_MSR_POR_EL0, OP_MRS_POR_EL1, OP_MSR_POR_EL1,
 	OP_MRS_MMFR3, OP_MRS_TCR2, OP_MSR_TCR2, OP_MSR_PIR, OP_MSR_PIRE0,
 	OP_MSR_MMU, OP_MSR_TTBR0, OP_MSR_TTBR1, OP_MSR_VBAR, OP_TLBI,
-	OP_TLBI_BCAST, OP_ERET, OP_ISB, OP_PSCI,
+	OP_TLBI_BCAST, OP_ERET, OP_ISB, OP_PSCI, OP_MSR_UAO_IMM,
+	OP_MSR_UAO_REG,
 };
 
 struct sr_insn {
@@ -76,9 +80,28 @@ static void eret(struct poe_vcpu *v)
 {
 	uint64_t spsr = poe_reg_read(R_SPSR_EL1);
 	bool aarch32 = spsr & 0x10;	/* SPSR.M[4]: to AArch32 (EL0) */
+	unsigned el = aarch32 ? 0 : (spsr >> 2) & 3;
 
 	poe_context_sync(v);
-	poe_set_el(v, aarch32 ? 0 : (spsr >> 2) & 3, aarch32);
+	poe_set_el(v, el, aarch32);
+	poe_set_uao(v, el == 1 && (spsr >> 23 & 1));	/* SPSR.UAO */
+}
+
+/*
+ * MSR UAO, #imm (the value in CRm[0]) or MSR UAO, Xt (bit 23), UNDEFINED
+ * at EL0: QEMU performs it, the plugin notes what PSTATE.UAO becomes.
+ */
+static void uao_write(struct poe_vcpu *v, const struct sr_insn *s)
+{
+	bool set;
+
+	if (insn_el(s) == 0)
+		return;
+	if (s->op == OP_MSR_UAO_IMM)
+		set = s->word >> 8 & 1;
+	else
+		set = poe_gpr_read(v->index, s->rt, false) >> 23 & 1;
+	poe_set_uao(v, set);
 }
 
 /*
@@ -148,6 +171,10 @@ static void sr_cb(unsigned vcpu, void *ud)
 		return;
 	case OP_PSCI:
 		psci(v, s);
+		return;
+	case OP_MSR_UAO_IMM:
+	case OP_MSR_UAO_REG:
+		uao_write(v, s);
 		return;
 	}
 	if (insn_el(s) == 0) {
@@ -274,6 +301,9 @@ static bool instrument_reg(struct qemu_plugin_insn *insn,
 	case SR_VBAR_EL1:
 		add_cb(insn, vaddr, OP_MSR_VBAR, rt);
 		return true;
+	case SR_UAO:
+		add_cb(insn, vaddr, OP_MSR_UAO_REG, rt);
+		return true;
 	}
 	return false;
 }
@@ -300,6 +330,9 @@ bool poe_sysreg_instrument(struct qemu_plugin_insn *insn,
 	case SYS_HVC:
 	case SYS_SMC:
 		add_cb(insn, vaddr, OP_PSCI, 0);
+		return true;
+	case SYS_MSR_UAO:
+		add_cb(insn, vaddr, OP_MSR_UAO_IMM, 0);
 		return true;
 	case SYS_MRS:
 	case SYS_MSR:

@@ -29,6 +29,13 @@
 #define LDR_X1_X2	0xf9400041u	/* ldr x1, [x2] */
 #define LDADD_X1_X3_X2	0xf8210043u	/* ldadd x1, x3, [x2] */
 #define LDRAA_X1_X2	0xf8200441u	/* ldraa x1, [x2] */
+#define STTR_X1_X2	0xf8000841u	/* sttr x1, [x2] */
+#define LDTR_X1_X2	0xf8400841u	/* ldtr x1, [x2] */
+#define SETPT_X2_X5_X1	0x19c114a2u	/* setpt [x2]!, x5!, x1 */
+#define MSR_UAO_0	0xd500407fu	/* msr uao, #0 */
+#define MSR_UAO_1	0xd500417fu	/* msr uao, #1 */
+#define MSR_UAO_X3	0xd5184283u	/* msr uao, x3 */
+#define PSTATE_UAO	(1ull << 23)
 #define DC_ZVA_XZR	0xd50b743fu	/* dc zva, xzr */
 #define DC_IVAC_X2	0xd5087622u	/* dc ivac, x2 */
 #define SETP_X2_X5_X1	0x19c104a2u	/* setp [x2]!, x5!, x1 */
@@ -620,6 +627,115 @@ static void ivac_aarch32(void)
 	       "AArch64 EL0 store to a no-access key not denied");
 }
 
+/*
+ * PSTATE.UAO: LDTR/STTR-class accesses at EL1, and the unprivileged side
+ * of a MOPS instruction, are privileged accesses (POR_EL1) while it is
+ * set, unprivileged ones (POR_EL0) while it is clear. Key 1 (kernel data)
+ * is read-only for EL1 and RWX for EL0, key 2 (user data) read-only for
+ * EL0 and RWX for EL1. UAO is set by an ERET whose SPSR has it and by
+ * MSR UAO, cleared by MSR UAO and exception entry.
+ */
+/* as try_access() at EL1, the handler returning with UAO as it was */
+static bool try_uao(uint64_t pc, uint32_t insn, uint64_t va)
+{
+	uint64_t uao = fake_cpus[0].cpsr & PSTATE_UAO;
+
+	fake_cpus[0].x[2] = va;
+	if (fake_exec(0, pc, insn) != BAD_PC)
+		return false;
+	fake_discon(0, QEMU_PLUGIN_DISCON_EXCEPTION, BAD_PC, VECTORS + 0x200);
+	fake_cpus[0].cpsr &= ~PSTATE_UAO;
+	*fake_sys(0, "SPSR_EL1") = 5 | uao;
+	fake_exec(0, KT + 0xa04, ERET);
+	fake_cpus[0].cpsr |= uao;
+	return true;
+}
+
+static bool sttr(uint64_t pc, uint64_t va)
+{
+	return try_uao(pc, STTR_X1_X2, va);
+}
+
+static void uao_set(uint32_t how)
+{
+	fake_cpus[0].cpsr = 0x3c5 | PSTATE_UAO;
+	if (how == ERET) {
+		*fake_sys(0, "SPSR_EL1") = 5 | PSTATE_UAO;
+		fake_exec(0, KT + 0xa08, ERET);
+	} else {
+		fake_cpus[0].x[3] = PSTATE_UAO;
+		fake_exec(0, KT + 0xb00, how);
+	}
+}
+
+static void uao(void)
+{
+	uint64_t esr, far, elr;
+
+	setup(1, "");
+	map(KD, PO(1));
+	map(UD, PO(2));
+	*fake_sys(0, "CPACR_EL1") = 1ull << 29;
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE | TCR2_E0POE);
+	msr(0, MSR_POR_EL0_X3, 3, 0x177);	/* key 2 R, key 1 RWX */
+	msr(0, MSR_POR_EL1_X3, 3, 0x77777717);	/* key 1 R, key 2 RWX */
+	sync_(0);
+	/* UAO = 0: EL0's permissions */
+	expect(sttr(KT + 0x10, UD), "UAO=0: STTR to a key EL0 may not write "
+	       "allowed");
+	expect(!sttr(KT + 0x14, KD), "UAO=0: STTR to a key EL0 may write "
+	       "denied");
+	/* UAO = 1 (ERET): EL1's, with EL1's syndrome */
+	uao_set(ERET);
+	expect(!sttr(KT + 0x20, UD), "UAO=1 (ERET): STTR to a key EL1 may "
+	       "write denied");
+	fake_cpus[0].x[2] = KD;
+	if (fake_exec(0, KT + 0x24, STTR_X1_X2) != BAD_PC) {
+		expect(0, "UAO=1 (ERET): STTR to a key EL1 may not write "
+		       "allowed");
+	} else {
+		take(0, &esr, &far, &elr);
+		expect((esr >> 26 & 0x3f) == 0x25 && far == KD &&
+		       elr == KT + 0x24, "UAO=1: STTR fault ESR %#llx FAR "
+		       "%#llx ELR %#llx", esr, far, elr);
+		*fake_sys(0, "SPSR_EL1") = 5 | PSTATE_UAO;
+		fake_exec(0, KT + 0xa04, ERET);
+	}
+	fake_cpus[0].x[5] = 64;
+	fake_cpus[0].x[1] = 0;
+	expect(try_uao(KT + 0x28, SETPT_X2_X5_X1, KD),
+	       "UAO=1: SETPT to a key EL1 may not write allowed");
+	expect(!try_uao(KT + 0x2c, SETPT_X2_X5_X1, UD),
+	       "UAO=1: SETPT to a key EL1 may write denied");
+	/* an exception entry clears it */
+	fake_discon(0, QEMU_PLUGIN_DISCON_INTERRUPT, KT, VECTORS + 0x280);
+	fake_cpus[0].cpsr = 0x3c5;
+	expect(sttr(KT + 0x30, UD) && !sttr(KT + 0x34, KD),
+	       "UAO cleared by exception entry: STTR not by EL0's rules");
+	/* MSR UAO, #1 / #0 and MSR UAO, Xt */
+	uao_set(MSR_UAO_1);
+	expect(!sttr(KT + 0x40, UD) && sttr(KT + 0x44, KD),
+	       "UAO=1 (MSR UAO, #1): STTR not by EL1's rules");
+	fake_cpus[0].cpsr = 0x3c5;
+	fake_exec(0, KT + 0xb04, MSR_UAO_0);
+	expect(sttr(KT + 0x48, UD) && !sttr(KT + 0x4c, KD),
+	       "UAO=0 (MSR UAO, #0): STTR not by EL0's rules");
+	uao_set(MSR_UAO_X3);
+	expect(!sttr(KT + 0x50, UD) && sttr(KT + 0x54, KD),
+	       "UAO=1 (MSR UAO, Xt): STTR not by EL1's rules");
+	fake_cpus[0].x[2] = UD;
+	expect(fake_exec(0, KT + 0x58, LDTR_X1_X2) == KT + 0x5c,
+	       "UAO=1: LDTR from a key both may read denied");
+	/* the EL0 overlay off: with UAO set, POR_EL1 still applies */
+	msr(0, MSR_TCR2_X4, 4, TCR2_POE);
+	sync_(0);
+	expect(sttr(KT + 0x60, KD), "UAO=1, EL0 overlay off: STTR to a key "
+	       "EL1 may not write allowed");
+	fake_cpus[0].cpsr = 0x3c5;
+	fake_exec(0, KT + 0xb04, MSR_UAO_0);
+	expect(!sttr(KT + 0x64, KD), "UAO=0, EL0 overlay off: STTR denied");
+}
+
 /* 8: PSCI CPU_OFF and CPU_ON reset the vCPU's POE state */
 static void cpu_reset(void)
 {
@@ -957,6 +1073,8 @@ static const struct {
 	{ "LDRAA strips the PAC, DC ZVA XZR does not use SP",
 	  decoder_gaps, 0 },
 	{ "PSCI CPU_OFF/CPU_ON reset POR_EL1 and TCR2_EL1", cpu_reset, 0 },
+	{ "PSTATE.UAO: LDTR/STTR and unprivileged MOPS by EL1's rules",
+	  uao, 0 },
 	{ "PSCI CPU_OFF from EL0 (UNDEFINED) resets nothing",
 	  psci_el0, 0 },
 	{ "DC IVAC needs W (ESR.CM), AArch32 EL0 is not instrumented",
