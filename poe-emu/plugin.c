@@ -7,6 +7,7 @@
  * fetch checks), the discontinuity callback and exit. See README.md for
  * what is emulated; the modules are, from the bottom up:
  *   decode.c, sysdec.c  instruction decoders (no QEMU dependency)
+ *   sysmap.c            the kernel's System.map (sysmap=FILE)
  *   regs.c              register access
  *   count.c             bench counters (bench=FILE)
  *   profile.c           bench rows' EL1 instructions by block (profile=FILE)
@@ -27,6 +28,7 @@
 #include "state.h"
 #include "strict.h"
 #include "sysdec.h"
+#include "sysmap.h"
 #include "sysreg.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
@@ -202,7 +204,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	memset(&poe_opts, 0, sizeof(poe_opts));
 	if (!poe_opts_parse(argc, argv))
 		return -1;
-	if (poe_opts.strict && !poe_strict_init(poe_opts.sysmap)) {
+	if (poe_opts.sysmap && !sysmap_load(poe_opts.sysmap))
+		return -1;
+	if (poe_opts.strict && !poe_strict_init()) {
 		fprintf(stderr, "poe-emu: strict=on needs sysmap=System.map\n");
 		return -1;
 	}

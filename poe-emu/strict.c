@@ -8,9 +8,9 @@
  * synchronisation event whose verdict differs between the old and the new
  * value (a missing ISB), and an access through a contiguous group whose
  * POIndex is not uniform (check.c decides; this file reports). The kernel's
- * System.map gives symbol names and the exception table's bounds; the
- * table itself is read from guest memory, the KASLR slide being VBAR_EL1
- * minus the address of "vectors".
+ * System.map (sysmap.c) gives symbol names and the exception table's
+ * bounds; the table itself is read from guest memory, the KASLR slide
+ * being VBAR_EL1 minus the address of "vectors".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,81 +18,24 @@
 
 #include "strict.h"
 #include "regs.h"
+#include "sysmap.h"
 
-struct sym {
-	uint64_t addr;
-	char *name;
-};
-static GArray *syms;
 static uint64_t sym_vectors, sym_ex_start, sym_ex_stop;
 static GMutex log_lock;
 
-static int sym_cmp(const void *a, const void *b)
+bool poe_strict_init(void)
 {
-	const struct sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-bool poe_strict_init(const char *path)
-{
-	char line[512], name[400], type;
-	unsigned long long addr;
-	FILE *f = path ? fopen(path, "r") : NULL;
-
-	if (!f) {
-		fprintf(stderr, "poe-emu: cannot open sysmap %s\n",
-			path ? path : "(none)");
+	sym_vectors = sysmap_addr("vectors");
+	sym_ex_start = sysmap_addr("__start___ex_table");
+	sym_ex_stop = sysmap_addr("__stop___ex_table");
+	if (!sysmap_loaded())
 		return false;
-	}
-	syms = g_array_new(false, false, sizeof(struct sym));
-	while (fgets(line, sizeof(line), f)) {
-		struct sym s;
-
-		if (sscanf(line, "%llx %c %399s", &addr, &type, name) != 3)
-			continue;
-		if (!strcmp(name, "vectors"))
-			sym_vectors = addr;
-		else if (!strcmp(name, "__start___ex_table"))
-			sym_ex_start = addr;
-		else if (!strcmp(name, "__stop___ex_table"))
-			sym_ex_stop = addr;
-		if (type != 't' && type != 'T')
-			continue;
-		s.addr = addr;
-		s.name = g_strdup(name);
-		g_array_append_val(syms, s);
-	}
-	fclose(f);
-	g_array_sort(syms, sym_cmp);
 	if (!sym_vectors || !sym_ex_start || sym_ex_stop <= sym_ex_start) {
-		fprintf(stderr, "poe-emu: %s lacks vectors/__start___ex_table/"
-			"__stop___ex_table\n", path);
+		fprintf(stderr, "poe-emu: the sysmap lacks vectors/"
+			"__start___ex_table/__stop___ex_table\n");
 		return false;
 	}
 	return true;
-}
-
-static const char *sym_name(uint64_t addr, uint64_t *off)
-{
-	const struct sym *best = NULL;
-	unsigned lo = 0, hi = syms ? syms->len : 0;
-
-	while (lo < hi) {	/* last symbol <= addr */
-		unsigned mid = (lo + hi) / 2;
-		const struct sym *s = &g_array_index(syms, struct sym, mid);
-
-		if (s->addr <= addr) {
-			best = s;
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	if (!best)
-		return "?";
-	*off = addr - best->addr;
-	return best->name;
 }
 
 /* Entries: s32 insn, s32 fixup, s16 type, s16 data, relative offsets. */
@@ -126,7 +69,7 @@ bool poe_strict_allowed(struct poe_vcpu *v, uint64_t pc, uint64_t va,
 {
 	uint64_t slide = poe_reg_read(R_VBAR_EL1) - sym_vectors;
 	uint64_t off = 0;
-	const char *fn = sym_name(pc - slide, &off);
+	const char *fn = sysmap_name(pc - slide, &off);
 	unsigned i;
 
 	for (i = 0; i < poe_opts.n_strict_allow; i++)
@@ -157,7 +100,7 @@ void poe_strict_abort(struct poe_vcpu *v, const char *why, uint64_t pc,
 {
 	uint64_t slide = poe_reg_read(R_VBAR_EL1) - sym_vectors;
 	uint64_t off = 0;
-	const char *fn = sym_name(pc - slide, &off);
+	const char *fn = sysmap_name(pc - slide, &off);
 
 	fprintf(stderr,
 		"poe-emu: strict: %s\n"

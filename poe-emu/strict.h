@@ -7,8 +7,9 @@
 #include "state.h"
 #include "policy.h"
 
-/* load System.map: symbols, vectors, the exception table bounds */
-bool poe_strict_init(const char *sysmap);
+/* needs the System.map loaded (sysmap.c), with vectors and the bounds
+ * of the exception table */
+bool poe_strict_init(void);
 /* has the kernel an exception-table fixup for pc? */
 bool poe_strict_expected(uint64_t pc);
 /*

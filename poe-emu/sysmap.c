@@ -1,0 +1,195 @@
+/*
+ * sysmap.c - the guest kernel's System.map (see sysmap.h)
+ *
+ * Lines are "ADDRESS TYPE NAME". Functions are the text symbols: t and T,
+ * and W (weak symbols, which in a kernel are weak functions); a function
+ * runs up to the next symbol. Every other symbol with an address (data,
+ * read-only data, the end of the image...) is kept as a boundary only,
+ * so that an address past the kernel's text, or in data between
+ * functions, is in no function rather than in the one before it; strict
+ * mode's reports still name the function before (sysmap_name()).
+ * Absolute (a, A) and undefined weak (w) symbols place nothing.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "sysmap.h"
+
+struct sym {
+	uint64_t addr;
+	char *name;
+};
+
+static GArray *funcs;		/* struct sym, by address */
+static GArray *bounds;		/* uint64_t: other symbols' addresses */
+static uint64_t addr_vectors, addr_ex_start, addr_ex_stop;
+static uint64_t vbar_slide;
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static void keep_by_name(const char *name, uint64_t addr)
+{
+	if (!strcmp(name, "vectors"))
+		addr_vectors = addr;
+	else if (!strcmp(name, "__start___ex_table"))
+		addr_ex_start = addr;
+	else if (!strcmp(name, "__stop___ex_table"))
+		addr_ex_stop = addr;
+}
+
+bool sysmap_load(const char *path)
+{
+	char line[512], name[400], type;
+	unsigned long long addr;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "poe-emu: cannot open sysmap %s\n", path);
+		return false;
+	}
+	funcs = g_array_new(false, false, sizeof(struct sym));
+	bounds = g_array_new(false, false, sizeof(uint64_t));
+	while (fgets(line, sizeof(line), f)) {
+		struct sym s;
+
+		if (sscanf(line, "%llx %c %399s", &addr, &type, name) != 3)
+			continue;
+		keep_by_name(name, addr);
+		if (strchr("aAw", type))
+			continue;
+		if (!strchr("tTW", type)) {
+			uint64_t a = addr;
+
+			g_array_append_val(bounds, a);
+			continue;
+		}
+		s.addr = addr;
+		s.name = g_strdup(name);
+		g_array_append_val(funcs, s);
+	}
+	fclose(f);
+	g_array_sort(funcs, sym_cmp);	/* stable: aliases in file order */
+	g_array_sort(bounds, u64_cmp);
+	return true;
+}
+
+bool sysmap_loaded(void)
+{
+	return funcs != NULL;
+}
+
+uint64_t sysmap_addr(const char *name)
+{
+	if (!strcmp(name, "vectors"))
+		return addr_vectors;
+	if (!strcmp(name, "__start___ex_table"))
+		return addr_ex_start;
+	if (!strcmp(name, "__stop___ex_table"))
+		return addr_ex_stop;
+	return 0;
+}
+
+/* index of the last function at or before addr, -1 if none */
+static long last_func(uint64_t addr)
+{
+	long lo = 0, hi = funcs ? (long)funcs->len : 0, best = -1;
+
+	while (lo < hi) {
+		long mid = (lo + hi) / 2;
+
+		if (g_array_index(funcs, struct sym, mid).addr <= addr) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return best;
+}
+
+/* index of the first boundary after addr (bounds->len if none) */
+static unsigned next_bound(uint64_t addr)
+{
+	unsigned lo = 0, hi = bounds ? bounds->len : 0;
+
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (g_array_index(bounds, uint64_t, mid) <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const char *sysmap_name(uint64_t addr, uint64_t *off)
+{
+	long i = last_func(addr);
+	const struct sym *s;
+
+	if (i < 0)
+		return "?";
+	s = &g_array_index(funcs, struct sym, i);
+	*off = addr - s->addr;
+	return s->name;
+}
+
+long sysmap_func(uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	long i = last_func(addr);
+	unsigned b = next_bound(addr);
+	uint64_t fstart = i < 0 ? 0 : g_array_index(funcs, struct sym, i).addr;
+	uint64_t bound = b ? g_array_index(bounds, uint64_t, b - 1) : 0;
+	uint64_t fnext = (unsigned long)(i + 1) < funcs->len ?
+			 g_array_index(funcs, struct sym, i + 1).addr : ~0ull;
+	uint64_t bnext = b < bounds->len ?
+			 g_array_index(bounds, uint64_t, b) : ~0ull;
+
+	/* a function and a boundary at one address: the function */
+	if (i >= 0 && !(b && bound > fstart)) {
+		*start = fstart;
+		*end = MIN(fnext, bnext);
+		return i;
+	}
+	/* in no function: until the next function starts */
+	*start = MAX(fstart, bound);
+	*end = fnext;
+	return -1;
+}
+
+unsigned sysmap_nfuncs(void)
+{
+	return funcs ? funcs->len : 0;
+}
+
+const char *sysmap_func_name(unsigned i)
+{
+	return g_array_index(funcs, struct sym, i).name;
+}
+
+void sysmap_set_vbar(uint64_t vbar)
+{
+	if (addr_vectors)
+		__atomic_store_n(&vbar_slide, vbar - addr_vectors,
+				 __ATOMIC_RELAXED);
+}
+
+uint64_t sysmap_slide(void)
+{
+	return __atomic_load_n(&vbar_slide, __ATOMIC_RELAXED);
+}

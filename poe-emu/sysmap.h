@@ -1,0 +1,47 @@
+/*
+ * sysmap.h - the guest kernel's System.map (option sysmap=FILE)
+ *
+ * Loaded once, at install, for strict mode's reports and for the window
+ * attribution (window.c): the kernel's functions by address, and the few
+ * symbols the plugin needs by name. Addresses here are the System.map's
+ * (link-time); the kernel runs them shifted by its KASLR slide, which is
+ * VBAR_EL1 minus "vectors".
+ */
+#ifndef POE_SYSMAP_H
+#define POE_SYSMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* read FILE; false (with a message) if it cannot be read */
+bool sysmap_load(const char *path);
+bool sysmap_loaded(void);
+
+/*
+ * The address of "vectors", "__start___ex_table" or "__stop___ex_table"
+ * (the only names kept), 0 if the System.map lacks it.
+ */
+uint64_t sysmap_addr(const char *name);
+
+/* the last function at or before addr and addr's offset in it, or "?" */
+const char *sysmap_name(uint64_t addr, uint64_t *off);
+
+/*
+ * The function that contains addr, as an index in [0, sysmap_nfuncs()),
+ * or -1 when addr is in no function: before the first, or after another
+ * kind of symbol (data, the end of the image: code there, such as a
+ * module's, is not the kernel's text). [*start, *end) is the stretch
+ * around addr with the same answer.
+ */
+long sysmap_func(uint64_t addr, uint64_t *start, uint64_t *end);
+unsigned sysmap_nfuncs(void);
+const char *sysmap_func_name(unsigned i);
+
+/*
+ * The kernel installed its vectors at vbar: the slide of its addresses
+ * from the System.map's, for sysmap_slide() (0 until then).
+ */
+void sysmap_set_vbar(uint64_t vbar);
+uint64_t sysmap_slide(void);
+
+#endif
