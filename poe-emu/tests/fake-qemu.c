@@ -73,9 +73,20 @@ struct qemu_plugin_insn {
 	struct qemu_plugin_insn *next;
 };
 struct qemu_plugin_tb {
-	struct qemu_plugin_insn *insn;
+	struct qemu_plugin_insn **insns;
+	size_t n;
 };
 static struct qemu_plugin_insn *translated;
+
+/* blocks of several instructions (fake_exec_tb()) */
+struct fake_tb {
+	uint64_t pc;
+	unsigned n;
+	uint32_t *words;
+	struct qemu_plugin_insn **insns;
+	struct fake_tb *next;
+};
+static struct fake_tb *tbs;
 
 struct qemu_plugin_scoreboard {
 	size_t size;
@@ -173,15 +184,13 @@ void qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
 
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb)
 {
-	(void)tb;
-	return 1;
+	return tb->n;
 }
 
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
 						 size_t idx)
 {
-	(void)idx;
-	return tb->insn;
+	return idx < tb->n ? tb->insns[idx] : NULL;
 }
 
 size_t qemu_plugin_insn_data(const struct qemu_plugin_insn *insn, void *dest,
@@ -341,6 +350,7 @@ void qemu_plugin_reset(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb,
 	exit_cb = NULL;
 	discon_cb = NULL;
 	translated = NULL;	/* the flush */
+	tbs = NULL;
 	if (cb)
 		cb(userdata);
 }
@@ -423,6 +433,7 @@ int fake_install(unsigned nvcpus, const char *opts)
 
 	memset(fake_cpus, 0, sizeof(fake_cpus));
 	translated = NULL;	/* new options, new instrumentation */
+	tbs = NULL;
 	fake_nvcpus = nvcpus;
 	info.system.smp_vcpus = nvcpus;
 	info.system.max_vcpus = nvcpus;
@@ -453,12 +464,43 @@ static struct qemu_plugin_insn *translate(uint64_t pc, uint32_t word)
 	i = g_new0(struct qemu_plugin_insn, 1);
 	i->pc = pc;
 	i->word = word;
-	tb.insn = i;
+	tb.insns = &i;
+	tb.n = 1;
 	if (trans_cb)
 		trans_cb(&tb, trans_ud);
 	i->next = translated;
 	translated = i;
 	return i;
+}
+
+static struct fake_tb *translate_tb(uint64_t pc, const uint32_t *words,
+				    unsigned n)
+{
+	struct qemu_plugin_tb tb;
+	struct fake_tb *t;
+	unsigned k;
+
+	for (t = tbs; t; t = t->next)
+		if (t->pc == pc && t->n == n &&
+		    !memcmp(t->words, words, n * sizeof(*words)))
+			return t;
+	t = g_new0(struct fake_tb, 1);
+	t->pc = pc;
+	t->n = n;
+	t->words = g_memdup2(words, n * sizeof(*words));
+	t->insns = g_new0(struct qemu_plugin_insn *, n);
+	for (k = 0; k < n; k++) {
+		t->insns[k] = g_new0(struct qemu_plugin_insn, 1);
+		t->insns[k]->pc = pc + 4 * k;
+		t->insns[k]->word = words[k];
+	}
+	tb.insns = t->insns;
+	tb.n = n;
+	if (trans_cb)
+		trans_cb(&tb, trans_ud);
+	t->next = tbs;
+	tbs = t;
+	return t;
 }
 
 static bool cond_true(const struct fake_op *op)
@@ -480,20 +522,13 @@ static bool cond_true(const struct fake_op *op)
 
 unsigned fake_pc_lag;
 
-uint64_t fake_exec_at(unsigned vcpu, uint64_t vaddr, uint64_t run_pc,
-		      uint32_t word)
+/* the inline ops and callbacks of one instruction, in order */
+static void run_ops(const struct qemu_plugin_insn *insn)
 {
-	struct qemu_plugin_insn *insn = translate(vaddr, word);
-	volatile unsigned k;
+	unsigned k;
 
-	cur = vcpu;
-	cbs_run = 0;
-	fake_cpus[vcpu].pc = run_pc - fake_pc_lag;
-	obj_refresh(vcpu);
-	if (sigsetjmp(exec_jmp, 0))
-		return new_pc;
 	for (k = 0; k < insn->nops; k++) {
-		struct fake_op *op = &insn->ops[k];
+		const struct fake_op *op = &insn->ops[k];
 
 		if (op->type == OP_INLINE) {
 			*(uint64_t *)((uint8_t *)qemu_plugin_scoreboard_find(
@@ -504,7 +539,38 @@ uint64_t fake_exec_at(unsigned vcpu, uint64_t vaddr, uint64_t run_pc,
 			op->cb(cur, op->ud);
 		}
 	}
+}
+
+uint64_t fake_exec_at(unsigned vcpu, uint64_t vaddr, uint64_t run_pc,
+		      uint32_t word)
+{
+	struct qemu_plugin_insn *insn = translate(vaddr, word);
+
+	cur = vcpu;
+	cbs_run = 0;
+	fake_cpus[vcpu].pc = run_pc - fake_pc_lag;
+	obj_refresh(vcpu);
+	if (sigsetjmp(exec_jmp, 0))
+		return new_pc;
+	run_ops(insn);
 	return run_pc + 4;
+}
+
+uint64_t fake_exec_tb(unsigned vcpu, uint64_t pc, const uint32_t *words,
+		      unsigned n)
+{
+	struct fake_tb *t = translate_tb(pc, words, n);
+	volatile unsigned k;
+
+	cur = vcpu;
+	cbs_run = 0;
+	fake_cpus[vcpu].pc = pc;	/* written back at the TB's start */
+	obj_refresh(vcpu);
+	if (sigsetjmp(exec_jmp, 0))
+		return new_pc;
+	for (k = 0; k < n; k++)
+		run_ops(t->insns[k]);
+	return pc + 4 * n;
 }
 
 uint64_t fake_exec(unsigned vcpu, uint64_t pc, uint32_t word)

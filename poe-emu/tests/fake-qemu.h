@@ -4,10 +4,10 @@
  * tests/fake-qemu.c implements every plugin API function poe-emu calls,
  * so that the whole plugin can be linked into a host program and driven
  * the way QEMU drives it: install with options, vCPU init, translation of
- * instructions (recording what the plugin registers on each), execution
- * of an instruction's inline ops and callbacks in registration order
- * (conditional ones tested against the scoreboard), discontinuities and
- * exit. Nothing is really executed: a test sets registers and guest
+ * instructions, one per block or a block of several (recording what the
+ * plugin registers on each), execution of an instruction's inline ops and
+ * callbacks in registration order (conditional ones tested against the
+ * scoreboard), discontinuities and exit. Nothing is really executed: a test sets registers and guest
  * memory, "executes" an instruction and looks at what the plugin did:
  * where it moved the PC (a delivered fault), what it wrote to registers.
  */
@@ -50,6 +50,14 @@ uint64_t fake_exec(unsigned vcpu, uint64_t pc, uint32_t word);
  */
 uint64_t fake_exec_at(unsigned vcpu, uint64_t vaddr, uint64_t run_pc,
 		      uint32_t word);
+/*
+ * Translate (once per pc and words) and execute a block of n
+ * instructions from pc, each one's ops in order, the "pc" register
+ * holding the block's start throughout: returns the PC the plugin moved
+ * to, or pc + 4 * n.
+ */
+uint64_t fake_exec_tb(unsigned vcpu, uint64_t pc, const uint32_t *words,
+		      unsigned n);
 /*
  * QEMU writes the PC back only at the start of a TB and at some
  * instructions: while an instruction's callbacks run, the "pc" register
