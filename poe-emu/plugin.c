@@ -3,15 +3,17 @@
  *
  * QEMU glue only: installation (options are parsed by state.c), vCPU
  * initialisation, translation-time instrumentation (dispatched to the
- * bench counters, the system instruction emulation and the access and
- * fetch checks), the discontinuity callback and exit. See README.md for
- * what is emulated; the modules are, from the bottom up:
+ * bench counters, the window attribution, the system instruction
+ * emulation and the access and fetch checks), the discontinuity callback
+ * and exit. See README.md for what is emulated; the modules are, from
+ * the bottom up:
  *   decode.c, sysdec.c  instruction decoders (no QEMU dependency)
  *   sysmap.c            the kernel's System.map (sysmap=FILE)
  *   regs.c              register access
  *   count.c             bench counters (bench=FILE)
  *   profile.c           bench rows' EL1 instructions by block (profile=FILE)
  *   state.c             options, per-vCPU state, gates, context sync
+ *   window.c            page-table window instructions by function
  *   walk.c, policy.c    table walk, soft TLB, the permission decision
  *   strict.c, fault.c   strict mode and log, fault delivery
  *   sysreg.c, check.c   system instruction emulation, access/fetch checks
@@ -30,6 +32,7 @@
 #include "sysdec.h"
 #include "sysmap.h"
 #include "sysreg.h"
+#include "window.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -39,6 +42,7 @@ static qemu_plugin_id_t plugin_id;
 static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
+	struct window_tb wtb = { 0 };
 	uint64_t page = 0;
 
 	(void)ud;
@@ -50,6 +54,7 @@ static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
 		uint32_t word;
 
 		count_instrument_insn(insn, vaddr);	/* first, see count.c */
+		window_instrument_insn(&wtb, insn, vaddr);
 		if (i == 0)
 			profile_instrument_tb(insn, vaddr, n);
 		if (i == 0 || (vaddr & ~0xfffull) != page) {
@@ -157,6 +162,7 @@ static void at_exit(void *ud)
 		print_stats("total", &total, isb_total, checked_total);
 	count_exit();
 	profile_exit();
+	window_exit();
 	if (poe_opts.log)
 		fclose(poe_opts.log);
 	poe_opts.log = NULL;
@@ -215,6 +221,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			poe_opts.bench);
 		return -1;
 	}
+	if ((poe_opts.windows || poe_opts.window_allow) &&
+	    !window_open(poe_opts.windows, poe_opts.window_allow))
+		return -1;
 	if (poe_opts.profile && (!poe_opts.bench ||
 				 !profile_open(poe_opts.profile))) {
 		fprintf(stderr, "poe-emu: profile=%s needs bench= and a "

@@ -62,6 +62,10 @@ bool poe_opts_parse(int argc, char **argv)
 			poe_opts.bench = g_strdup(val);
 		} else if (!strcmp(key, "profile")) {
 			poe_opts.profile = g_strdup(val);
+		} else if (!strcmp(key, "windows")) {
+			poe_opts.windows = g_strdup(val);
+		} else if (!strcmp(key, "window_allow")) {
+			poe_opts.window_allow = g_strdup(val);
 		} else {
 			ok = false;
 		}
@@ -235,14 +239,15 @@ static void update_gates(struct poe_vcpu *v)
 {
 	struct poe_score *s = poe_score_of(v->index);
 	unsigned el1 = denies_el1(&v->eff), el0 = denies_el0(&v->eff), cur;
+	bool window = (v->eff.tcr2 & TCR2_POE) && !(el1 & DENY_W);
 	unsigned unpriv;
 
 	v->live_el1 = el1 & (DENY_R | DENY_W);
 	v->live_el0 = el0 & (DENY_R | DENY_W);
 	v->x_el1 = el1 & DENY_X;
 	v->x_el0 = el0 & DENY_X;
-	count_el1_window(v->index, (v->eff.tcr2 & TCR2_POE) &&
-				   !(el1 & DENY_W));
+	s->window = window;
+	count_el1_window(v->index, window);
 	/* strict mode compares the written value's verdicts too */
 	if ((el1 & DENY_R) ||
 	    (poe_opts.strict && v->unsynced && (denies_el1(&v->wr) & DENY_R)))

@@ -43,6 +43,8 @@ struct poe_opts {
 	unsigned n_strict_allow;
 	const char *bench;	/* bench=FILE */
 	const char *profile;	/* profile=FILE, with bench= */
+	const char *windows;	/* windows=FILE, with sysmap= */
+	const char *window_allow;	/* window_allow=FILE */
 	FILE *log;		/* log=FILE */
 };
 extern struct poe_opts poe_opts;
@@ -73,6 +75,12 @@ struct poe_score {
 	 * see check.c for why they cannot be a gate).
 	 */
 	uint64_t xlo_el1, xhi_el1, x_cur;
+	/*
+	 * The page-table write window is open: the effective EL1 overlay
+	 * is on and denies write to no key (window.c, and count.c's
+	 * window_insns).
+	 */
+	uint64_t window;
 	uint64_t isb;		/* stats: ISBs executed (inline counter) */
 };
 

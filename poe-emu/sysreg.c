@@ -39,6 +39,7 @@
 #include "walk.h"
 #include "fault.h"
 #include "count.h"
+#include "sysmap.h"
 
 #define PSCI_CPU_OFF		0x84000002u
 
@@ -157,9 +158,13 @@ static void sr_cb(unsigned vcpu, void *ud)
 		tlbi(v, s, s->op == OP_TLBI_BCAST);
 		return;
 	case OP_MSR_VBAR:
-		/* the kernel installs its vectors: see plugin.c */
-		if (poe_gpr_read(vcpu, s->rt, false) >> 55 & 1)
+		/* the kernel installs its vectors: see plugin.c; and its
+		 * KASLR slide is known (window.c) */
+		val = poe_gpr_read(vcpu, s->rt, false);
+		if (val >> 55 & 1) {
+			sysmap_set_vbar(val);
 			poe_flush_translations(v);
+		}
 		return;
 	case OP_MSR_MMU:
 		poe_mmu_changed(v, -1);

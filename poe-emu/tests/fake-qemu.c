@@ -473,8 +473,9 @@ static struct qemu_plugin_insn *translate(uint64_t pc, uint32_t word)
 	return i;
 }
 
-static struct fake_tb *translate_tb(uint64_t pc, const uint32_t *words,
-				    unsigned n)
+/* not inlined into fake_exec_tb(), whose locals sigsetjmp() would clobber */
+static __attribute__((noinline))
+struct fake_tb *translate_tb(uint64_t pc, const uint32_t *words, unsigned n)
 {
 	struct qemu_plugin_tb tb;
 	struct fake_tb *t;
@@ -559,7 +560,7 @@ uint64_t fake_exec_at(unsigned vcpu, uint64_t vaddr, uint64_t run_pc,
 uint64_t fake_exec_tb(unsigned vcpu, uint64_t pc, const uint32_t *words,
 		      unsigned n)
 {
-	struct fake_tb *t = translate_tb(pc, words, n);
+	struct fake_tb *volatile t = translate_tb(pc, words, n);
 	volatile unsigned k;
 
 	cur = vcpu;
