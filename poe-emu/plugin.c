@@ -13,7 +13,8 @@
  *   count.c             bench counters (bench=FILE)
  *   profile.c           bench rows' EL1 instructions by block (profile=FILE)
  *   state.c             options, per-vCPU state, gates, context sync
- *   window.c            page-table window instructions by function
+ *   window.c, caller.c  page-table window instructions by function,
+ *                       callers of the functions that leak into windows
  *   walk.c, policy.c    table walk, soft TLB, the permission decision
  *   strict.c, fault.c   strict mode and log, fault delivery
  *   sysreg.c, check.c   system instruction emulation, access/fetch checks

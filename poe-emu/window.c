@@ -35,24 +35,34 @@
  * function name, which also matches the compiler's clones and parts of it
  * (NAME.constprop.0, NAME.isra.0, NAME.part.0, NAME.cold), or a prefix
  * followed by "*".
+ *
+ * Callers. A block that starts at the first instruction of a function
+ * the allow list does not name (a leak's entry) gets, instead of the
+ * plain counting callback, one that declares register access and also
+ * tells caller.c, which reads x30: the same gate, so nothing more while
+ * no window is open, and no register read anywhere else. Whether a
+ * function is allowed is decided once per function, at install.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "window.h"
+#include "caller.h"
 #include "state.h"
 #include "sysmap.h"
 
 struct window_seg {
 	uint64_t *count;	/* of its function */
 	uint64_t n;		/* instructions */
+	unsigned fn;		/* entry_exec(): the leak function entered */
 };
 
 static FILE *out;
 static uint64_t *counts;	/* per sysmap function; [nfuncs]: "?" */
 static unsigned nfuncs;
 static GPtrArray *allow;	/* entries of the allow list */
+static bool *fn_allowed;	/* per sysmap function */
 
 static bool read_allow(const char *path)
 {
@@ -72,6 +82,36 @@ static bool read_allow(const char *path)
 	}
 	fclose(f);
 	return true;
+}
+
+static bool allowed(const char *fn)
+{
+	unsigned i;
+
+	for (i = 0; i < allow->len; i++) {
+		const char *e = g_ptr_array_index(allow, i);
+		size_t len = strlen(e);
+
+		if (e[len - 1] == '*') {
+			if (!strncmp(fn, e, len - 1))
+				return true;
+		} else if (!strncmp(fn, e, len) &&
+			   (fn[len] == 0 || fn[len] == '.')) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* the allow list's verdict on every function, once */
+static void judge_funcs(void)
+{
+	unsigned i;
+
+	g_free(fn_allowed);
+	fn_allowed = g_new(bool, nfuncs);
+	for (i = 0; i < nfuncs; i++)
+		fn_allowed[i] = allowed(sysmap_func_name(i));
 }
 
 bool window_open(const char *path, const char *allow_path)
@@ -97,6 +137,8 @@ bool window_open(const char *path, const char *allow_path)
 	}
 	nfuncs = sysmap_nfuncs();
 	counts = g_new0(uint64_t, nfuncs + 1);
+	judge_funcs();
+	caller_init();
 	return true;
 }
 
@@ -108,10 +150,20 @@ static void seg_exec(unsigned vcpu, void *ud)
 	__atomic_fetch_add(s->count, s->n, __ATOMIC_RELAXED);
 }
 
+/* seg_exec() of a leak function's first block: who called it, too */
+static void entry_exec(unsigned vcpu, void *ud)
+{
+	struct window_seg *s = ud;
+
+	__atomic_fetch_add(s->count, s->n, __ATOMIC_RELAXED);
+	caller_record(vcpu, s->fn);
+}
+
 void window_instrument_insn(struct window_tb *w,
 			    struct qemu_plugin_insn *insn, uint64_t vaddr)
 {
 	uint64_t addr;
+	bool entry;
 	long f;
 
 	if (!out || !(vaddr >> 63))
@@ -121,32 +173,20 @@ void window_instrument_insn(struct window_tb *w,
 		w->seg->n++;	/* registered, not run before translation ends */
 		return;
 	}
+	/* the block's first instruction, at a leak function's first? */
+	entry = !w->seg;
 	f = sysmap_func(addr, &w->start, &w->end);
+	entry = entry && f >= 0 && addr == w->start && !fn_allowed[f];
 	w->seg = g_new0(struct window_seg, 1);
 	w->seg->count = &counts[f < 0 ? nfuncs : (unsigned long)f];
 	w->seg->n = 1;
+	if (entry)
+		w->seg->fn = f;
 	qemu_plugin_register_vcpu_insn_exec_cond_cb(
-		insn, seg_exec, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_COND_NE,
+		insn, entry ? entry_exec : seg_exec,
+		entry ? QEMU_PLUGIN_CB_R_REGS : QEMU_PLUGIN_CB_NO_REGS,
+		QEMU_PLUGIN_COND_NE,
 		poe_score_u64(offsetof(struct poe_score, window)), 0, w->seg);
-}
-
-static bool allowed(const char *fn)
-{
-	unsigned i;
-
-	for (i = 0; i < allow->len; i++) {
-		const char *e = g_ptr_array_index(allow, i);
-		size_t len = strlen(e);
-
-		if (e[len - 1] == '*') {
-			if (!strncmp(fn, e, len - 1))
-				return true;
-		} else if (!strncmp(fn, e, len) &&
-			   (fn[len] == 0 || fn[len] == '.')) {
-			return true;
-		}
-	}
-	return false;
 }
 
 struct fn_row {
@@ -196,12 +236,13 @@ static GPtrArray *rows_by_name(void)
 void window_exit(void)
 {
 	uint64_t total = 0, leaks = 0, leak_fns = 0;
-	GPtrArray *rows;
+	GPtrArray *rows, *leak_names;
 	unsigned i;
 
 	if (!out)
 		return;
 	rows = rows_by_name();
+	leak_names = g_ptr_array_new();
 	for (i = 0; i < rows->len; i++) {
 		const struct fn_row *r = g_ptr_array_index(rows, i);
 		bool ok = allowed(r->name);
@@ -212,11 +253,16 @@ void window_exit(void)
 		if (!ok) {
 			leaks += r->insns;
 			leak_fns++;
+			g_ptr_array_add(leak_names, (gpointer)r->name);
 		}
 	}
 	fprintf(out, "poe-window-total: insns=%llu leaks=%llu leak_fns=%llu\n",
 		(unsigned long long)total, (unsigned long long)leaks,
 		(unsigned long long)leak_fns);
+	/* their callers, in the order of their lines above */
+	caller_write(out, (const char *const *)leak_names->pdata,
+		     leak_names->len);
+	g_ptr_array_free(leak_names, true);
 	g_ptr_array_free(rows, true);
 	fclose(out);
 	out = NULL;

@@ -9,7 +9,9 @@
  * and a total:
  *   poe-window-total: insns=N leaks=N leak_fns=N
  * where leaks are the instructions of the functions not on the allow
- * list, and leak_fns their number.
+ * list, and leak_fns their number; then who called those functions in a
+ * window (caller.h):
+ *   poe-window-caller: fn=NAME caller=NAME calls=N
  */
 #ifndef POE_WINDOW_H
 #define POE_WINDOW_H

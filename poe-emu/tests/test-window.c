@@ -10,7 +10,11 @@
  * on this vCPU only, and closed again; one block runs over the end of a
  * function into the next, one in data past a function, one at EL0. The
  * per-function counts are checked exactly, without and with bench=, whose
- * window_insns must be the same total.
+ * window_insns must be the same total. Then the callers of the leak
+ * functions (x30 at their entry blocks): in another function, in an
+ * allowed one, in user space, past the kernel's image; none for an
+ * allowed function, a block in mid-function or falling into a function,
+ * a vCPU without a window or the window closed.
  * Prints TAP and "N passed, N failed"; exits 1 on failure.
  */
 #include <stdio.h>
@@ -123,7 +127,11 @@ static const char expected[] =
 	"poe-window: fn=set_pte.constprop.0 insns=2 allowed=1\n"
 	"poe-window: fn=allowed_fn2 insns=1 allowed=0\n"
 	"poe-window: fn=weak_fn insns=1 allowed=0\n"
-	"poe-window-total: insns=26 leaks=13 leak_fns=5\n";
+	"poe-window-total: insns=26 leaks=13 leak_fns=5\n"
+	"poe-window-caller: fn=leaky_fn caller=kpkeys_set_level calls=1\n"
+	"poe-window-caller: fn=dup_fn caller=kpkeys_set_level calls=2\n"
+	"poe-window-caller: fn=allowed_fn2 caller=kpkeys_set_level calls=1\n"
+	"poe-window-caller: fn=weak_fn caller=kpkeys_set_level calls=1\n";
 
 static void scenario(const char *bench)
 {
@@ -148,6 +156,7 @@ static void scenario(const char *bench)
 	por_el1(WINDOW_OPEN, false);
 	tb(0, K + 0x100, 3, 1);			/* not synchronised yet */
 	fake_exec(0, K + 0x904, ISB);		/* opens: outside */
+	fake_cpus[0].x[30] = K + 0x90c;		/* called from there */
 
 	tb(0, K + 0x100, 3, 3);			/* allowed_fn: 9 */
 	tb(0, K + 0x180, 1, 1);			/* allowed_fn2: 1 */
@@ -178,6 +187,70 @@ static void scenario(const char *bench)
 	unlink(out);
 }
 
+static const char expected_callers[] =
+	"poe-window: fn=weak_fn insns=14 allowed=0\n"
+	"poe-window: fn=allowed_fn insns=2 allowed=1\n"
+	"poe-window: fn=kpkeys_set_level insns=2 allowed=1\n"
+	"poe-window: fn=leaky_fn insns=1 allowed=0\n"
+	"poe-window: fn=set_pte.constprop.0 insns=1 allowed=1\n"
+	"poe-window-total: insns=20 leaks=15 leak_fns=2\n"
+	"poe-window-caller: fn=weak_fn caller=leaky_fn calls=3\n"
+	"poe-window-caller: fn=weak_fn caller=? calls=2\n"
+	"poe-window-caller: fn=weak_fn caller=allowed_fn calls=1\n"
+	"poe-window-caller: fn=leaky_fn caller=weak_fn calls=1\n";
+
+/* entries into weak_fn and leaky_fn (leaks) and allowed_fn, by caller */
+static void callers(void)
+{
+	char out[] = "/tmp/poe-window-out.XXXXXX", opts[256];
+	const char *text;
+
+	close(mkstemp(out));
+	snprintf(opts, sizeof(opts), "windows=%s,sysmap=%s,window_allow=%s",
+		 out, map_path, allow_path);
+	check(fake_install(2, opts) == 0, "install with windows= (callers)");
+	fake_init_vcpus();
+	fake_cpus[0].x[5] = VEC;
+	fake_exec(0, K + 0x40, MSR_VBAR_X5);
+	fake_cpus[0].x[4] = 8;
+	fake_exec(0, K + 0x908, MSR_TCR2_X4);
+	por_el1(WINDOW_OPEN, true);		/* opens at the ISB */
+
+	fake_cpus[0].x[30] = K + 0x210;		/* in leaky_fn */
+	tb(0, K + 0x400, 2, 3);			/* weak_fn: 3 calls */
+	fake_cpus[0].x[30] = K + 0x104;		/* in allowed_fn */
+	tb(0, K + 0x400, 2, 1);
+	fake_cpus[0].x[30] = U + 0x10;		/* user space: "?" */
+	tb(0, K + 0x400, 2, 1);
+	fake_cpus[0].x[30] = K + 0x2100;	/* past _end, a module: "?" */
+	tb(0, K + 0x400, 2, 1);
+	fake_cpus[0].x[30] = K + 0x404;		/* in weak_fn */
+	tb(0, K + 0x200, 1, 1);			/* leaky_fn: 1 call */
+	fake_cpus[0].x[30] = K + 0x210;
+	tb(0, K + 0x100, 2, 1);			/* allowed: no caller */
+	tb(0, K + 0x404, 1, 1);			/* mid-function: no entry */
+	tb(0, K + 0x3fc, 2, 1);			/* falls into weak_fn: none */
+	fake_cpus[1].x[30] = K + 0x610;		/* in dup_fn */
+	tb(1, K + 0x400, 2, 1);			/* vCPU 1: no window */
+	por_el1(WINDOW_CLOSED, true);		/* closes */
+	fake_cpus[0].x[30] = K + 0x610;
+	tb(0, K + 0x400, 2, 2);			/* closed: no caller */
+	fake_exit();
+
+	text = slurp(out);
+	show(text);
+	check(strstr(text, "poe-window-caller: fn=weak_fn caller=leaky_fn "
+			   "calls=3\n") != NULL,
+	      "a leak entered from another function: its caller, counted");
+	check(!strstr(text, "fn=allowed_fn caller="),
+	      "no caller line for an allowed function");
+	check(!strstr(text, "caller=dup_fn"),
+	      "no caller with the window closed or on another vCPU");
+	check(!strcmp(text, expected_callers),
+	      "callers: \"?\" outside the text, order, exact file");
+	unlink(out);
+}
+
 int main(void)
 {
 	char bench[] = "/tmp/poe-window-bench.XXXXXX";
@@ -191,6 +264,7 @@ int main(void)
 	scenario(NULL);
 	close(mkstemp(bench));
 	scenario(bench);
+	callers();
 	unlink(map_path);
 	unlink(allow_path);
 	return tap_done();
