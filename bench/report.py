@@ -450,6 +450,29 @@ class Bench:
                                             ["insns"] + EVENTS + ["window_insns"])))
         return "\n".join(lines)
 
+    def window_share(self, name, row):
+        """Median share of a row's EL1 instructions run in a page-table
+        write window, in percent; None without EL1 instructions."""
+        reps = self.reps(name, row)
+        el1 = statistics.median(r.get("insns_el1", 0) for r in reps)
+        if not el1:
+            return None
+        return 100.0 * statistics.median(r.get("window_insns", 0) for r in reps) / el1
+
+    def window_table(self):
+        """Window instructions against EL1 instructions, per row and kernel."""
+        kernels = [n for n in self.names if n != "base"]
+        lines = ["| row | %s |" % " | ".join(kernels), "|---|%s" % ("---|" * len(kernels))]
+        rows = [r for r, _, _ in MICROMM] + VMALLOC + [r for r, _, _ in EXTRA] + [MACRO]
+        for row in rows:
+            cells = []
+            for n in kernels:
+                share = self.window_share(n, row) if row in self.rec[n] else None
+                cells.append("-" if share is None else "%.1f%%" % share)
+            if any(c != "-" for c in cells):
+                lines.append("| %s | %s |" % (row, " | ".join(cells)))
+        return "\n".join(lines)
+
     def row_detail(self):
         lines = ["| row | kernel | reps | instructions as counted: median (min – max) "
                  "| ticks | after tick correction: median | spread |",
@@ -852,6 +875,13 @@ class Bench:
             "right (POR_EL1 granting write to every key).", "",
             self.per_op_table(), "",
             self.tick_note(), "",
+            "## Window share", "",
+            "Kernel instructions executed in a page-table write window, as a share of "
+            "the row's EL1 instructions (medians over the repetitions). A lazy MMU "
+            "section is one window, so this is what runs with the right to write page "
+            "tables; make check's hardened boot reports which functions outside the "
+            "page-table code (tools/window-allow) run there.", "",
+            self.window_table(), "",
             "## Repetitions", "", self.row_detail(), "",
             "## Run time", "",
             ("`make bench` took %d s (%.1f min). " % (elapsed, elapsed / 60)
@@ -898,6 +928,12 @@ class Bench:
                 lines.append("%s: %s" % (k["name"], k["note"]))
         if "HEAD" in self.names:
             lines.append("issue 9 goals: " + self.goals_verdict())
+            if MACRO in self.rec["HEAD"]:
+                share = self.window_share("HEAD", MACRO)
+                if share is not None:
+                    lines.append("HEAD: %.1f%% of the shell loop's EL1 instructions "
+                                 "run in a page-table write window (report.md: "
+                                 "window share)" % share)
         if trows:
             lines.append("rows that take the most time: " + ", ".join(
                 "%s %.0fs" % r for r in trows[:4]))
