@@ -776,8 +776,11 @@ class Bench:
     def pgt_cache_table(self):
         """HEAD's page-table cache counters per row (debugfs, read by the
         guest around each repetition): what the cache saved and still paid."""
+        # zero_batches: kernels that zeroed freed tables in batches; zeroed and
+        # refused: kernels that clear each one as it is handed out and check
+        # the key of each page that goes in
         keys = ["hits", "misses", "refills", "drains", "tlb_flushes", "direct",
-                "zero_batches"]
+                "zero_batches", "zeroed", "refused"]
         lines = []
         for row, reps in self.info.get("HEAD", {}).items():
             vals = [r for r in reps.values() if "pgt_cache_hits" in r] \
@@ -795,9 +798,11 @@ class Bench:
                 "Counters of `/sys/kernel/debug/kpkeys/pgtable_cache`, read by the "
                 "guest before and after each repetition (outside the row), median "
                 "over the repetitions. A miss refills the cache with a batch of 64 "
-                "keyed pages and a drain gives 64 back, each with one TLB flush; "
-                "a zero batch clears 64 KiB of freed tables (16 with 4K pages) in one "
-                "write window.",
+                "keyed pages and a drain gives 64 back, each with one TLB flush. "
+                "Freed tables are cleared before reuse: by zero batches of 64 KiB in "
+                "one write window in older kernels, one by one as they are handed out "
+                "(zeroed) in kernels that keep the cache in keyed memory, where "
+                "refused counts pages turned away for lack of the page-table key.",
                 "", "| row | %s |" % " | ".join(k.replace("_", " ") for k in keys),
                 "|---|%s" % ("---|" * len(keys))] + lines
 
