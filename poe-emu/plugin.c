@@ -85,6 +85,11 @@ static void vcpu_init(unsigned vcpu, void *ud)
 						poe_opts.fastregs))
 		fprintf(stderr, "poe-emu: some registers are missing; "
 			"emulation will be incomplete\n");
+	if (vcpu == 0 && poe_opts.bbm >= 0 &&
+	    !poe_reg_found(R_ID_AA64MMFR2_EL1))
+		fprintf(stderr, "poe-emu: bbm=%d: QEMU lists no "
+			"ID_AA64MMFR2_EL1, its MRS is left as it is\n",
+			poe_opts.bbm);
 	g_mutex_unlock(&init_lock);
 	poe_vcpu(vcpu)->index = vcpu;
 	poe_vcpu_reset(poe_vcpu(vcpu));

@@ -23,11 +23,21 @@ static struct qemu_plugin_scoreboard *score;
 static void (*flush_hook)(void);
 static bool el1_reads_checked;
 
+/* bbm=N: a break-before-make level the architecture defines, 0 to 3 */
+static bool parse_bbm(const char *val, int *bbm)
+{
+	if (strlen(val) != 1 || val[0] < '0' || val[0] > '3')
+		return false;
+	*bbm = val[0] - '0';
+	return true;
+}
+
 bool poe_opts_parse(int argc, char **argv)
 {
 	int i;
 
 	poe_opts.fastregs = true;
+	poe_opts.bbm = -1;
 	for (i = 0; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 		const char *val = eq ? eq + 1 : "";
@@ -66,6 +76,8 @@ bool poe_opts_parse(int argc, char **argv)
 			poe_opts.windows = g_strdup(val);
 		} else if (!strcmp(key, "window_allow")) {
 			poe_opts.window_allow = g_strdup(val);
+		} else if (!strcmp(key, "bbm")) {
+			ok = parse_bbm(val, &poe_opts.bbm);
 		} else {
 			ok = false;
 		}

@@ -26,6 +26,7 @@
 #define TCR2_POE	(1ull << 3)
 #define CPACR_E0POE	(1ull << 29)
 #define MMFR3_S1POE_SHIFT 16
+#define MMFR2_BBM_SHIFT 52
 /* POR permission bits, and what por_denies() reports */
 #define POE_R		1
 #define POE_X		2
@@ -45,6 +46,8 @@ struct poe_opts {
 	const char *profile;	/* profile=FILE, with bench= */
 	const char *windows;	/* windows=FILE, with sysmap= */
 	const char *window_allow;	/* window_allow=FILE */
+	/* bbm=N: ID_AA64MMFR2_EL1.BBM as EL1 reads it; -1: QEMU's value */
+	int bbm;
 	FILE *log;		/* log=FILE */
 };
 extern struct poe_opts poe_opts;

@@ -37,6 +37,7 @@ enum sys_kind {
 #define SR_POR_EL1		SYSREG(3, 0, 10, 2, 4)
 #define SR_PIR_EL1		SYSREG(3, 0, 10, 2, 3)
 #define SR_PIRE0_EL1		SYSREG(3, 0, 10, 2, 2)
+#define SR_ID_AA64MMFR2_EL1	SYSREG(3, 0, 0, 7, 2)
 #define SR_ID_AA64MMFR3_EL1	SYSREG(3, 0, 0, 7, 3)
 #define SR_TCR2_EL1		SYSREG(3, 0, 2, 0, 3)
 #define SR_TCR_EL1		SYSREG(3, 0, 2, 0, 2)

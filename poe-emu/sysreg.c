@@ -7,6 +7,10 @@
  * per-vCPU shadow values and skipped (qemu_plugin_set_pc), MRS
  * ID_AA64MMFR3_EL1 gets S1POE = 1, MSR TCR2_EL1 is shadowed (QEMU performs
  * the rest of the write) and MRS TCR2_EL1 returns the shadowed enables.
+ * With bbm=N, MRS ID_AA64MMFR2_EL1 at EL1 gets BBM = N: Linux splits the
+ * linear map's blocks without break-before-make at level 3, which is safe
+ * under TCG (no TLB conflict aborts: QEMU's TLB holds one page per entry
+ * and is refilled from the tables).
  * Written values take effect at the next ISB, exception entry or ERET
  * (state.c); ISBs get a callback only while a write awaits one.
  * EL0 may use POR_EL0 only when CPACR_EL1.E0POE is set; otherwise, and for
@@ -45,7 +49,7 @@
 
 enum sr_op {
 	OP_MRS_POR_EL0, OP_MSR_POR_EL0, OP_MRS_POR_EL1, OP_MSR_POR_EL1,
-	OP_MRS_MMFR3, OP_MRS_TCR2, OP_MSR_TCR2, OP_MSR_PIR, OP_MSR_PIRE0,
+	OP_MRS_MMFR2, OP_MRS_MMFR3, OP_MRS_TCR2, OP_MSR_TCR2, OP_MSR_PIR, OP_MSR_PIRE0,
 	OP_MSR_MMU, OP_MSR_TTBR0, OP_MSR_TTBR1, OP_MSR_VBAR, OP_TLBI,
 	OP_TLBI_BCAST, OP_ERET, OP_ISB, OP_PSCI, OP_MSR_UAO_IMM,
 	OP_MSR_UAO_REG,
@@ -205,6 +209,12 @@ static void sr_cb(unsigned vcpu, void *ud)
 		v->st.por_el1_writes++;
 		count_por_el1_write(vcpu);
 		break;
+	case OP_MRS_MMFR2:
+		val = poe_reg_read(R_ID_AA64MMFR2_EL1);
+		val &= ~(0xfull << MMFR2_BBM_SHIFT);
+		val |= (uint64_t)poe_opts.bbm << MMFR2_BBM_SHIFT;
+		poe_gpr_write(s->rt, val);
+		break;
 	case OP_MRS_MMFR3:
 		val = poe_reg_read(R_ID_AA64MMFR3_EL1);
 		val &= ~(0xfull << MMFR3_S1POE_SHIFT);
@@ -273,6 +283,13 @@ static bool instrument_reg(struct qemu_plugin_insn *insn,
 		switch (si->reg) {
 		case SR_ID_AA64MMFR3_EL1:
 			add_cb(insn, vaddr, OP_MRS_MMFR3, rt);
+			return true;
+		case SR_ID_AA64MMFR2_EL1:
+			/* QEMU's value as it is, unless bbm= says */
+			if (poe_opts.bbm < 0 ||
+			    !poe_reg_found(R_ID_AA64MMFR2_EL1))
+				return false;
+			add_cb(insn, vaddr, OP_MRS_MMFR2, rt);
 			return true;
 		case SR_ESR_EL1:
 			poe_fault_instrument_mrs(insn, R_ESR_EL1, rt);
