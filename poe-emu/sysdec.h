@@ -81,6 +81,13 @@ struct sys_tlbi_range {
 void sys_tlbi_range(uint32_t insn, uint64_t xt, bool ds,
 		    struct sys_tlbi_range *r);
 bool sys_tlbi_range_all(const struct sys_tlbi_range *r);
+/*
+ * Is the TLBI limited to one ASID, given in xt[63:48]? True for by-ASID
+ * (ASIDE1*), by-VA and by-range with an ASID (VAE1*, VALE1*, RVAE1*,
+ * RVALE1*); false for VMALLE1*, the "all ASIDs" forms (VAAE1*, ...) and
+ * everything else, which apply to every ASID.
+ */
+bool sys_tlbi_asid(uint32_t insn, uint64_t xt, uint16_t *asid);
 
 const char *sys_kind_name(unsigned kind);
 
