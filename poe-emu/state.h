@@ -102,6 +102,7 @@ struct poe_tlb_entry {
 	int8_t level;		/* level of the leaf */
 	uint8_t shift;		/* log2 of the size the leaf maps */
 	bool cont_mixed;	/* in a contiguous group of mixed POIndex */
+	bool ng;		/* not global: tagged by ASID (TLB model) */
 };
 
 /* A fault being delivered (fault.c). */
