@@ -35,6 +35,11 @@
 #define DENY_W		2
 #define DENY_X		4
 
+/* a level of the TLB model: ENTRIES[:WAYS] (tlbmodel.c) */
+struct poe_tlb_geometry {
+	unsigned entries, ways;
+};
+
 struct poe_opts {
 	bool stats, strict, verbose, force_el1;
 	bool fastregs;		/* default on: see regs.c */
@@ -48,6 +53,9 @@ struct poe_opts {
 	const char *window_allow;	/* window_allow=FILE */
 	/* bbm=N: ID_AA64MMFR2_EL1.BBM as EL1 reads it; -1: QEMU's value */
 	int bbm;
+	bool tlb;		/* tlb=on: the TLB model, with bench= */
+	bool tlb_sized;		/* tlb_l1= or tlb_l2= given */
+	struct poe_tlb_geometry tlb_l1, tlb_l2;
 	FILE *log;		/* log=FILE */
 };
 extern struct poe_opts poe_opts;

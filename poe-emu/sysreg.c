@@ -21,7 +21,9 @@
  * invalidates what its operand covers in the issuer's, a broadcast one
  * (*IS, *OS) in every vCPU's, before the issuer's next instruction (walk.c).
  * PIR_EL1/PIRE0_EL1 values are recorded when written (the soft TLB keeps
- * PIIndex, not permissions, so nothing needs flushing).
+ * PIIndex, not permissions, so nothing needs flushing). With tlb=on the
+ * TLB model hears of the same TLBIs and register writes (tlbmodel.c has
+ * its own rules for the writes).
  *
  * A write of VBAR_EL1 with an address in the TTBR1 half (the kernel
  * installs its vectors) flushes QEMU's translations (see plugin.c).
@@ -44,6 +46,7 @@
 #include "fault.h"
 #include "count.h"
 #include "sysmap.h"
+#include "tlbmodel.h"
 
 #define PSCI_CPU_OFF		0x84000002u
 
@@ -65,10 +68,12 @@ struct sr_insn {
 static void tlbi(struct poe_vcpu *v, const struct sr_insn *s, bool bcast)
 {
 	bool ds = (poe_reg_read(R_TCR_EL1) >> 59) & 1;	/* LPA2 ranges */
+	uint64_t xt = poe_gpr_read(v->index, s->rt, false);
 	struct sys_tlbi_range r;
 
 	v->st.tlbi++;
-	sys_tlbi_range(s->word, poe_gpr_read(v->index, s->rt, false), ds, &r);
+	sys_tlbi_range(s->word, xt, ds, &r);
+	tlbm_tlbi(v, s->word, xt, &r, bcast);
 	if (bcast)
 		poe_tlb_broadcast(&r);	/* the issuer's too, at its lookup */
 	else
@@ -141,7 +146,14 @@ static void psci(struct poe_vcpu *v, const struct sr_insn *s)
 	if ((uint32_t)poe_gpr_read(v->index, 0, false) == PSCI_CPU_OFF) {
 		v->st.resets++;
 		poe_vcpu_reset(v);
+		tlbm_reset(v);
 	}
+}
+
+/* the SYSREG() key of an MSR/MRS: op0:op1:CRn:CRm:op2 */
+static unsigned sysreg_of(const struct sr_insn *s)
+{
+	return (s->word >> 5) & 0xffff;
 }
 
 static void sr_cb(unsigned vcpu, void *ud)
@@ -171,12 +183,15 @@ static void sr_cb(unsigned vcpu, void *ud)
 		}
 		return;
 	case OP_MSR_MMU:
+		val = poe_gpr_read(vcpu, s->rt, false);
+		tlbm_mmu_write(v, sysreg_of(s), val);
 		poe_mmu_changed(v, -1);
 		return;
 	case OP_MSR_TTBR0:
 	case OP_MSR_TTBR1:
-		ttbr_write(v, s->op == OP_MSR_TTBR1,
-			   poe_gpr_read(vcpu, s->rt, false));
+		val = poe_gpr_read(vcpu, s->rt, false);
+		tlbm_mmu_write(v, sysreg_of(s), val);
+		ttbr_write(v, s->op == OP_MSR_TTBR1, val);
 		return;
 	case OP_PSCI:
 		psci(v, s);
