@@ -14,16 +14,21 @@
  * under one ASID, TCR/SCTLR writes, PSCI CPU_OFF; counts by EL; the
  * record fields only with tlb=on.
  * Prints TAP and "N passed, N failed"; exits 1 on failure.
+ *
+ * "test-tlb cost" (make tlb-cost) measures instead what the model costs
+ * per access on this host, for a few access patterns.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake-qemu.h"
 #include "tap.h"
 #include "../count.h"
+#include "../tlbmodel.h"
 
 #define LDR_X1_X2	0xf9400041u	/* ldr x1, [x2] */
 #define MARKER		0xd5032ebfu	/* hint #0x75 */
@@ -499,8 +504,103 @@ static void without(void)
 	      "without tlb=on: no TLB field in the record");
 }
 
-int main(void)
+static double now(void)
 {
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/*
+ * ns per access of the model (the memory callback's work, without QEMU's
+ * call into it) for n accesses to the pages page(i), best of 3 runs
+ */
+static void cost_of(const char *what, uint64_t (*page)(unsigned i))
+{
+	const unsigned n = 1u << 22;
+	double best = 1e9, t;
+	unsigned run, i;
+
+	for (run = 0; run < 3; run++) {
+		t = now();
+		for (i = 0; i < n; i++)
+			tlbm_access(0, 1, page(i));
+		t = now() - t;
+		if (t < best)
+			best = t;
+	}
+	printf("%-58s %6.1f ns\n", what, best * 1e9 / n);
+}
+
+static uint64_t one_page(unsigned i)
+{
+	return KP + (i & 0x1f8);
+}
+
+static uint64_t pages_32(unsigned i)
+{
+	return KP + (i % 32) * 0x1000 + (i & 0x38);
+}
+
+/* 40 pages 64 apart: one hint slot, the scan of the 48 entries */
+static uint64_t pages_40_apart(unsigned i)
+{
+	return KP + (i % 40) * 0x40000;
+}
+
+static uint64_t pages_256(unsigned i)
+{
+	return KP + (i % 256) * 0x1000;
+}
+
+static uint64_t pages_4096(unsigned i)
+{
+	return KP + (i % 4096) * 0x1000;
+}
+
+static uint64_t in_block(unsigned i)
+{
+	return KB + (i * 0x9e3779b1u) % 0x200000;
+}
+
+/* 9 of 10 to 8 hot pages, the rest spread over 2048 */
+static uint64_t mixed(unsigned i)
+{
+	uint32_t h = i * 0x9e3779b1u;
+
+	if (h % 10)
+		return KP + ((h >> 8) % 8) * 0x1000;
+	return KP + ((h >> 8) % 2048) * 0x1000;
+}
+
+static int cost(void)
+{
+	unsigned i;
+
+	setup(1, "");
+	for (i = 0; i < 0x40000 / 0x1000 * 40; i++)
+		map_page(KP + i * 0x1000, 0);
+	map_block(KB, 0);
+	where(0, KT, KP);		/* registers read: poe_asid() */
+	printf("TLB model, default sizes (L1 48 fully associative, "
+	       "L2 2048 8-way):\n");
+	cost_of("1 page (L1 hit, first try)", one_page);
+	cost_of("32 pages round (L1 hits, first try)", pages_32);
+	cost_of("40 pages 256K apart (L1 hits after a scan)", pages_40_apart);
+	cost_of("random over a 2M block (L1 hit, first try)", in_block);
+	cost_of("256 pages round (L1 misses, L2 hits)", pages_256);
+	cost_of("4096 pages round (L2 misses: soft TLB, walks in fake RAM)",
+		pages_4096);
+	cost_of("9/10 to 8 pages, 1/10 over 2048 pages", mixed);
+	unlink(bench);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "cost"))
+		return cost();
 	printf("TAP version 13\n");
 	options();
 	reach();
