@@ -8,6 +8,11 @@
  * Instructions are counted before they execute, so one that takes an
  * exception (a fault, SVC) counts once, and again if it is re-executed.
  *
+ * With tlb=on, the TLB model (tlbmodel.c) reports every data access it
+ * looks up, by EL: counted in the same per-vCPU element, and written at
+ * the end of the records (after dmb, so that readers of the fields before
+ * see no change), only then: without tlb=on the records are as before.
+ *
  * window_insns counts EL1 instructions run while the effective EL1 overlay
  * denies write to no key (kpkeys' page-table context): instead of a
  * conditional add on every instruction, the EL1 instruction count is
@@ -35,6 +40,8 @@ struct count_vcpu {
 	uint64_t por_el1_writes, exceptions, irqs;
 	uint64_t window_insns;	/* of the windows already closed */
 	uint64_t window_open, window_mark;	/* insns_el1 at opening */
+	/* the TLB model, by EL */
+	uint64_t tlb_access[2], tlb_l1_miss[2], tlb_walk[2];
 };
 
 static FILE *bench_file;
@@ -45,6 +52,7 @@ static bool row_open;
 static char row_name[COUNT_NAME_MAX + 1];
 static uint64_t row_rep;
 static struct count_sums row_start;
+static bool tlb_fields;
 
 bool count_open(const char *path)
 {
@@ -68,6 +76,22 @@ void count_init(void)
 static struct count_vcpu *cv(unsigned vcpu)
 {
 	return qemu_plugin_scoreboard_find(score, vcpu);
+}
+
+void count_tlb_fields(bool on)
+{
+	tlb_fields = on;
+}
+
+void count_tlb(unsigned vcpu, unsigned el, enum count_tlb_found found)
+{
+	struct count_vcpu *c = cv(vcpu);
+
+	c->tlb_access[el]++;
+	if (found >= COUNT_TLB_L2)
+		c->tlb_l1_miss[el]++;
+	if (found == COUNT_TLB_WALK)
+		c->tlb_walk[el]++;
 }
 
 static void inline_add(struct qemu_plugin_insn *insn, size_t offset)
@@ -173,6 +197,12 @@ static void snapshot(struct count_sums *s)
 		s->window_insns += c->window_insns;
 		if (c->window_open)
 			s->window_insns += el1 - c->window_mark;
+		s->tlb_access_el0 += c->tlb_access[0];
+		s->tlb_access_el1 += c->tlb_access[1];
+		s->tlb_l1_miss_el0 += c->tlb_l1_miss[0];
+		s->tlb_l1_miss_el1 += c->tlb_l1_miss[1];
+		s->tlb_walk_el0 += c->tlb_walk[0];
+		s->tlb_walk_el1 += c->tlb_walk[1];
 	}
 	s->insns = s->insns_el0 + s->insns_el1;
 }
@@ -200,21 +230,39 @@ void count_sanitize_name(char *name)
 			*name = '?';
 }
 
+/* the TLB fields, appended to a record when tlb=on */
+static int format_tlb(char *out, size_t len, const struct count_sums *s)
+{
+	if (!tlb_fields)
+		return snprintf(out, len, "\n");
+	return snprintf(out, len,
+		" tlb_access_el0=%llu tlb_access_el1=%llu "
+		"tlb_l1_miss_el0=%llu tlb_l1_miss_el1=%llu "
+		"tlb_walk_el0=%llu tlb_walk_el1=%llu\n",
+		(unsigned long long)s->tlb_access_el0,
+		(unsigned long long)s->tlb_access_el1,
+		(unsigned long long)s->tlb_l1_miss_el0,
+		(unsigned long long)s->tlb_l1_miss_el1,
+		(unsigned long long)s->tlb_walk_el0,
+		(unsigned long long)s->tlb_walk_el1);
+}
+
 int count_format(char *out, size_t len, const char *prefix, const char *row,
 		 uint64_t rep, const struct count_sums *s)
 {
 	char head[128];
+	int n;
 
 	if (row)
 		snprintf(head, sizeof(head), "%s row=%s rep=%llu", prefix, row,
 			 (unsigned long long)rep);
 	else
 		snprintf(head, sizeof(head), "%s", prefix);
-	return snprintf(out, len,
+	n = snprintf(out, len,
 		"%s insns=%llu insns_el0=%llu insns_el1=%llu "
 		"por_el1_writes=%llu isb=%llu dsb=%llu tlbi_bcast=%llu "
 		"tlbi_local=%llu exceptions=%llu irqs=%llu window_insns=%llu "
-		"dmb=%llu\n", head,
+		"dmb=%llu", head,
 		(unsigned long long)s->insns, (unsigned long long)s->insns_el0,
 		(unsigned long long)s->insns_el1,
 		(unsigned long long)s->por_el1_writes,
@@ -225,6 +273,9 @@ int count_format(char *out, size_t len, const char *prefix, const char *row,
 		(unsigned long long)s->irqs,
 		(unsigned long long)s->window_insns,
 		(unsigned long long)s->dmb);
+	if (n < 0 || (size_t)n >= len)
+		return n;
+	return n + format_tlb(out + n, len - n, s);
 }
 
 void count_sub(struct count_sums *out, const struct count_sums *a,
@@ -257,7 +308,7 @@ static void read_name(uint64_t va, char *name)
 void count_marker(unsigned vcpu, uint64_t x0, uint64_t x1, uint64_t x2)
 {
 	struct count_sums now, row;
-	char line[512];
+	char line[1024];
 
 	switch (count_marker_op(x0)) {
 	case COUNT_OP_BEGIN:
@@ -305,7 +356,7 @@ static void marker_cb(unsigned vcpu, void *ud)
 void count_exit(void)
 {
 	struct count_sums total;
-	char line[512];
+	char line[1024];
 
 	if (!bench_file)
 		return;

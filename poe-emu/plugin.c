@@ -16,6 +16,7 @@
  *   window.c, caller.c  page-table window instructions by function,
  *                       callers of the functions that leak into windows
  *   walk.c, policy.c    table walk, soft TLB, the permission decision
+ *   tlbmodel.c          the TLB model of the bench (tlb=on)
  *   strict.c, fault.c   strict mode and log, fault delivery
  *   sysreg.c, check.c   system instruction emulation, access/fetch checks
  */
@@ -33,6 +34,7 @@
 #include "sysdec.h"
 #include "sysmap.h"
 #include "sysreg.h"
+#include "tlbmodel.h"
 #include "window.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
@@ -56,6 +58,7 @@ static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
 
 		count_instrument_insn(insn, vaddr);	/* first, see count.c */
 		window_instrument_insn(&wtb, insn, vaddr);
+		tlbm_instrument_insn(insn, vaddr);
 		if (i == 0)
 			profile_instrument_tb(insn, vaddr, n);
 		if (i == 0 || (vaddr & ~0xfffull) != page) {
@@ -85,6 +88,11 @@ static void vcpu_init(unsigned vcpu, void *ud)
 						poe_opts.fastregs))
 		fprintf(stderr, "poe-emu: some registers are missing; "
 			"emulation will be incomplete\n");
+	if (vcpu == 0 && poe_opts.bbm >= 0 &&
+	    !poe_reg_found(R_ID_AA64MMFR2_EL1))
+		fprintf(stderr, "poe-emu: bbm=%d: QEMU lists no "
+			"ID_AA64MMFR2_EL1, its MRS is left as it is\n",
+			poe_opts.bbm);
 	g_mutex_unlock(&init_lock);
 	poe_vcpu(vcpu)->index = vcpu;
 	poe_vcpu_reset(poe_vcpu(vcpu));
@@ -200,6 +208,20 @@ static void flush_translations(void)
 	qemu_plugin_reset(plugin_id, register_callbacks, NULL);
 }
 
+/* the TLB model reports to the bench records only */
+static bool tlb_options_ok(void)
+{
+	if (poe_opts.tlb && !poe_opts.bench) {
+		fprintf(stderr, "poe-emu: tlb=on needs bench=FILE\n");
+		return false;
+	}
+	if (poe_opts.tlb_sized && !poe_opts.tlb) {
+		fprintf(stderr, "poe-emu: tlb_l1=/tlb_l2= need tlb=on\n");
+		return false;
+	}
+	return true;
+}
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
@@ -231,8 +253,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			"writable file\n", poe_opts.profile);
 		return -1;
 	}
+	if (!tlb_options_ok())
+		return -1;
+	count_tlb_fields(poe_opts.tlb);
 	count_init();
 	poe_state_init(info->system.max_vcpus > 0 ? info->system.max_vcpus : 1);
+	tlbm_init(poe_max_vcpus());
 
 	plugin_id = id;
 	poe_set_flush_hook(flush_translations);

@@ -58,6 +58,16 @@ enum qemu_plugin_op {
 	QEMU_PLUGIN_INLINE_STORE_U64 = 1,
 };
 
+/* which accesses a memory callback is for */
+enum qemu_plugin_mem_rw {
+	QEMU_PLUGIN_MEM_R = 1,
+	QEMU_PLUGIN_MEM_W = 2,
+	QEMU_PLUGIN_MEM_RW = 3,
+};
+
+/* size, sign, endianness, store: opaque here (nothing reads it) */
+typedef uint32_t qemu_plugin_meminfo_t;
+
 enum qemu_plugin_discon_type {
 	QEMU_PLUGIN_DISCON_INTERRUPT = 1,
 	QEMU_PLUGIN_DISCON_EXCEPTION = 2,
@@ -87,6 +97,10 @@ typedef void (*qemu_plugin_udata_cb_t)(void *userdata);
 typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu, void *userdata);
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(struct qemu_plugin_tb *tb,
 					       void *userdata);
+/* run after an access, with its virtual address */
+typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu,
+					  qemu_plugin_meminfo_t info,
+					  uint64_t vaddr, void *userdata);
 typedef void (*qemu_plugin_vcpu_discon_cb_t)(unsigned int vcpu,
 					     enum qemu_plugin_discon_type type,
 					     uint64_t from_pc, uint64_t to_pc,
@@ -120,6 +134,17 @@ void qemu_plugin_register_vcpu_insn_exec_cond_cb(
 void qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
 	struct qemu_plugin_insn *insn, enum qemu_plugin_op op,
 	qemu_plugin_u64 entry, uint64_t imm);
+/*
+ * cb runs after each access the instruction makes (none if it makes
+ * none); checked against the disassembly of Debian's 1:11.1.3: the
+ * arguments are passed on as (insn's callbacks, cb, flags, rw, userdata),
+ * and cb is called with (vcpu, info, vaddr, userdata).
+ */
+void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
+				      qemu_plugin_vcpu_mem_cb_t cb,
+				      enum qemu_plugin_cb_flags flags,
+				      enum qemu_plugin_mem_rw rw,
+				      void *userdata);
 
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,

@@ -70,7 +70,17 @@ static const char *const reg_names[R_NUM] = {
 	[R_FAR_EL1] = "FAR_EL1", [R_VBAR_EL1] = "VBAR_EL1",
 	[R_DCZID_EL0] = "DCZID_EL0", [R_CPSR] = "cpsr", [R_SP] = "sp",
 	[R_ELR_EL1] = "ELR_EL1", [R_SPSR_EL1] = "SPSR_EL1", [R_PC] = "pc",
+	[R_ID_AA64MMFR2_EL1] = "ID_AA64MMFR2_EL1",
 };
+
+/*
+ * Optional: DCZID_EL0 (the ZVA size defaults to 64), ID_AA64MMFR2_EL1
+ * (only bbm= needs it; plugin.c says so if it lacks).
+ */
+static bool reg_optional(enum poe_reg_id id)
+{
+	return id == R_DCZID_EL0 || id == R_ID_AA64MMFR2_EL1;
+}
 
 bool poe_regs_init(bool verbose, unsigned max_vcpus, bool fastregs)
 {
@@ -94,8 +104,8 @@ bool poe_regs_init(bool verbose, unsigned max_vcpus, bool fastregs)
 	}
 	g_array_free(regs, true);
 	for (j = 0; j < R_NUM; j++) {
-		if (!reg[j] && j == R_DCZID_EL0) {
-			continue;	/* optional: ZVA size defaults to 64 */
+		if (!reg[j] && reg_optional(j)) {
+			continue;
 		} else if (!reg[j]) {
 			fprintf(stderr, "poe-emu: register %s not found\n",
 				reg_names[j]);
@@ -119,6 +129,11 @@ bool poe_regs_init(bool verbose, unsigned max_vcpus, bool fastregs)
 bool poe_regs_ready(void)
 {
 	return ready;
+}
+
+bool poe_reg_found(enum poe_reg_id id)
+{
+	return reg[id] != NULL;
 }
 
 static uint64_t read_handle(struct qemu_plugin_register *h)

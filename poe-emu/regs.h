@@ -17,7 +17,7 @@ enum poe_reg_id {
 	R_TCR_EL1, R_TTBR0_EL1, R_TTBR1_EL1, R_SCTLR_EL1, R_TCR2_EL1,
 	R_PIR_EL1, R_PIRE0_EL1, R_CPACR_EL1, R_ID_AA64MMFR3_EL1, R_ESR_EL1,
 	R_FAR_EL1, R_VBAR_EL1, R_DCZID_EL0, R_CPSR, R_SP, R_ELR_EL1,
-	R_SPSR_EL1, R_PC, R_NUM
+	R_SPSR_EL1, R_PC, R_ID_AA64MMFR2_EL1, R_NUM
 };
 
 /*
@@ -26,6 +26,8 @@ enum poe_reg_id {
  */
 bool poe_regs_init(bool verbose, unsigned max_vcpus, bool fastregs);
 bool poe_regs_ready(void);
+/* did QEMU list this register? (the optional ones may lack) */
+bool poe_reg_found(enum poe_reg_id id);
 
 uint64_t poe_reg_read(enum poe_reg_id id);
 /* Xn of vcpu; n == 31 is SP if sp, else XZR (reads 0) */

@@ -23,11 +23,51 @@ static struct qemu_plugin_scoreboard *score;
 static void (*flush_hook)(void);
 static bool el1_reads_checked;
 
+/* bbm=N: a break-before-make level the architecture defines, 0 to 3 */
+static bool parse_bbm(const char *val, int *bbm)
+{
+	if (strlen(val) != 1 || val[0] < '0' || val[0] > '3')
+		return false;
+	*bbm = val[0] - '0';
+	return true;
+}
+
+/*
+ * tlb_l1=/tlb_l2=ENTRIES[:WAYS]: WAYS divides ENTRIES into a power of two
+ * of sets (a set is picked by address bits); no WAYS: fully associative.
+ */
+static bool parse_geometry(const char *val, struct poe_tlb_geometry *g)
+{
+	char *end;
+	unsigned long entries = strtoul(val, &end, 10), ways = entries, sets;
+
+	if (end == val)
+		return false;
+	if (*end == ':') {
+		val = end + 1;
+		ways = strtoul(val, &end, 10);
+		if (end == val)
+			return false;
+	}
+	if (*end || !entries || entries > 65536 || !ways || entries % ways)
+		return false;
+	sets = entries / ways;
+	if (sets & (sets - 1))
+		return false;
+	g->entries = entries;
+	g->ways = ways;
+	return true;
+}
+
 bool poe_opts_parse(int argc, char **argv)
 {
 	int i;
 
 	poe_opts.fastregs = true;
+	poe_opts.bbm = -1;
+	/* a Neoverse V2 class core (README.md, "TLB model") */
+	poe_opts.tlb_l1 = (struct poe_tlb_geometry){ 48, 48 };
+	poe_opts.tlb_l2 = (struct poe_tlb_geometry){ 2048, 8 };
 	for (i = 0; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 		const char *val = eq ? eq + 1 : "";
@@ -66,6 +106,16 @@ bool poe_opts_parse(int argc, char **argv)
 			poe_opts.windows = g_strdup(val);
 		} else if (!strcmp(key, "window_allow")) {
 			poe_opts.window_allow = g_strdup(val);
+		} else if (!strcmp(key, "bbm")) {
+			ok = parse_bbm(val, &poe_opts.bbm);
+		} else if (!strcmp(key, "tlb")) {
+			ok = qemu_plugin_bool_parse(key, val, &poe_opts.tlb);
+		} else if (!strcmp(key, "tlb_l1")) {
+			ok = parse_geometry(val, &poe_opts.tlb_l1);
+			poe_opts.tlb_sized = true;
+		} else if (!strcmp(key, "tlb_l2")) {
+			ok = parse_geometry(val, &poe_opts.tlb_l2);
+			poe_opts.tlb_sized = true;
 		} else {
 			ok = false;
 		}

@@ -26,6 +26,7 @@
 #define TCR2_POE	(1ull << 3)
 #define CPACR_E0POE	(1ull << 29)
 #define MMFR3_S1POE_SHIFT 16
+#define MMFR2_BBM_SHIFT 52
 /* POR permission bits, and what por_denies() reports */
 #define POE_R		1
 #define POE_X		2
@@ -33,6 +34,11 @@
 #define DENY_R		1
 #define DENY_W		2
 #define DENY_X		4
+
+/* a level of the TLB model: ENTRIES[:WAYS] (tlbmodel.c) */
+struct poe_tlb_geometry {
+	unsigned entries, ways;
+};
 
 struct poe_opts {
 	bool stats, strict, verbose, force_el1;
@@ -45,6 +51,11 @@ struct poe_opts {
 	const char *profile;	/* profile=FILE, with bench= */
 	const char *windows;	/* windows=FILE, with sysmap= */
 	const char *window_allow;	/* window_allow=FILE */
+	/* bbm=N: ID_AA64MMFR2_EL1.BBM as EL1 reads it; -1: QEMU's value */
+	int bbm;
+	bool tlb;		/* tlb=on: the TLB model, with bench= */
+	bool tlb_sized;		/* tlb_l1= or tlb_l2= given */
+	struct poe_tlb_geometry tlb_l1, tlb_l2;
 	FILE *log;		/* log=FILE */
 };
 extern struct poe_opts poe_opts;
@@ -99,6 +110,7 @@ struct poe_tlb_entry {
 	int8_t level;		/* level of the leaf */
 	uint8_t shift;		/* log2 of the size the leaf maps */
 	bool cont_mixed;	/* in a contiguous group of mixed POIndex */
+	bool ng;		/* not global: tagged by ASID (TLB model) */
 };
 
 /* A fault being delivered (fault.c). */

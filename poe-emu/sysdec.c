@@ -77,6 +77,27 @@ void sys_tlbi_range(uint32_t insn, uint64_t xt, bool ds,
 	r->end = r->start + ((uint64_t)(num + 1) << (5 * scale + 1) << shift);
 }
 
+/*
+ * At EL1 (op1 0), op2 1 and 5 are VAE1/VALE1 in the by-VA rows (CRm 1, 3,
+ * 7) and RVAE1/RVALE1 in the range rows (CRm 2, 5, 6), op2 2 ASIDE1 in the
+ * by-VA rows: the forms that name an ASID.
+ */
+bool sys_tlbi_asid(uint32_t insn, uint64_t xt, uint16_t *asid)
+{
+	unsigned op1 = bits(insn, 18, 16), crm = bits(insn, 11, 8);
+	unsigned op2 = bits(insn, 7, 5);
+	bool va_row = crm == 1 || crm == 3 || crm == 7;
+	bool range_row = crm == 2 || crm == 5 || crm == 6;
+
+	if (bits(insn, 22, 22) || op1 != 0)
+		return false;		/* TLBIP, EL2/EL3 */
+	if (!((op2 == 1 || op2 == 5) && (va_row || range_row)) &&
+	    !(op2 == 2 && va_row))
+		return false;
+	*asid = xt >> 48;
+	return true;
+}
+
 static bool dec_barrier(uint32_t insn, struct sys_insn *s)
 {
 	unsigned crm = bits(insn, 11, 8), op2 = bits(insn, 7, 5);

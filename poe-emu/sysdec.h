@@ -37,6 +37,7 @@ enum sys_kind {
 #define SR_POR_EL1		SYSREG(3, 0, 10, 2, 4)
 #define SR_PIR_EL1		SYSREG(3, 0, 10, 2, 3)
 #define SR_PIRE0_EL1		SYSREG(3, 0, 10, 2, 2)
+#define SR_ID_AA64MMFR2_EL1	SYSREG(3, 0, 0, 7, 2)
 #define SR_ID_AA64MMFR3_EL1	SYSREG(3, 0, 0, 7, 3)
 #define SR_TCR2_EL1		SYSREG(3, 0, 2, 0, 3)
 #define SR_TCR_EL1		SYSREG(3, 0, 2, 0, 2)
@@ -80,6 +81,13 @@ struct sys_tlbi_range {
 void sys_tlbi_range(uint32_t insn, uint64_t xt, bool ds,
 		    struct sys_tlbi_range *r);
 bool sys_tlbi_range_all(const struct sys_tlbi_range *r);
+/*
+ * Is the TLBI limited to one ASID, given in xt[63:48]? True for by-ASID
+ * (ASIDE1*), by-VA and by-range with an ASID (VAE1*, VALE1*, RVAE1*,
+ * RVALE1*); false for VMALLE1*, the "all ASIDs" forms (VAAE1*, ...) and
+ * everything else, which apply to every ASID.
+ */
+bool sys_tlbi_asid(uint32_t insn, uint64_t xt, uint16_t *asid);
 
 const char *sys_kind_name(unsigned kind);
 

@@ -7,6 +7,10 @@
  * per-vCPU shadow values and skipped (qemu_plugin_set_pc), MRS
  * ID_AA64MMFR3_EL1 gets S1POE = 1, MSR TCR2_EL1 is shadowed (QEMU performs
  * the rest of the write) and MRS TCR2_EL1 returns the shadowed enables.
+ * With bbm=N, MRS ID_AA64MMFR2_EL1 at EL1 gets BBM = N: Linux splits the
+ * linear map's blocks without break-before-make at level 3, which is safe
+ * under TCG (no TLB conflict aborts: QEMU's TLB holds one page per entry
+ * and is refilled from the tables).
  * Written values take effect at the next ISB, exception entry or ERET
  * (state.c); ISBs get a callback only while a write awaits one.
  * EL0 may use POR_EL0 only when CPACR_EL1.E0POE is set; otherwise, and for
@@ -17,7 +21,9 @@
  * invalidates what its operand covers in the issuer's, a broadcast one
  * (*IS, *OS) in every vCPU's, before the issuer's next instruction (walk.c).
  * PIR_EL1/PIRE0_EL1 values are recorded when written (the soft TLB keeps
- * PIIndex, not permissions, so nothing needs flushing).
+ * PIIndex, not permissions, so nothing needs flushing). With tlb=on the
+ * TLB model hears of the same TLBIs and register writes (tlbmodel.c has
+ * its own rules for the writes).
  *
  * A write of VBAR_EL1 with an address in the TTBR1 half (the kernel
  * installs its vectors) flushes QEMU's translations (see plugin.c).
@@ -40,12 +46,13 @@
 #include "fault.h"
 #include "count.h"
 #include "sysmap.h"
+#include "tlbmodel.h"
 
 #define PSCI_CPU_OFF		0x84000002u
 
 enum sr_op {
 	OP_MRS_POR_EL0, OP_MSR_POR_EL0, OP_MRS_POR_EL1, OP_MSR_POR_EL1,
-	OP_MRS_MMFR3, OP_MRS_TCR2, OP_MSR_TCR2, OP_MSR_PIR, OP_MSR_PIRE0,
+	OP_MRS_MMFR2, OP_MRS_MMFR3, OP_MRS_TCR2, OP_MSR_TCR2, OP_MSR_PIR, OP_MSR_PIRE0,
 	OP_MSR_MMU, OP_MSR_TTBR0, OP_MSR_TTBR1, OP_MSR_VBAR, OP_TLBI,
 	OP_TLBI_BCAST, OP_ERET, OP_ISB, OP_PSCI, OP_MSR_UAO_IMM,
 	OP_MSR_UAO_REG,
@@ -61,10 +68,12 @@ struct sr_insn {
 static void tlbi(struct poe_vcpu *v, const struct sr_insn *s, bool bcast)
 {
 	bool ds = (poe_reg_read(R_TCR_EL1) >> 59) & 1;	/* LPA2 ranges */
+	uint64_t xt = poe_gpr_read(v->index, s->rt, false);
 	struct sys_tlbi_range r;
 
 	v->st.tlbi++;
-	sys_tlbi_range(s->word, poe_gpr_read(v->index, s->rt, false), ds, &r);
+	sys_tlbi_range(s->word, xt, ds, &r);
+	tlbm_tlbi(v, s->word, xt, &r, bcast);
 	if (bcast)
 		poe_tlb_broadcast(&r);	/* the issuer's too, at its lookup */
 	else
@@ -137,7 +146,14 @@ static void psci(struct poe_vcpu *v, const struct sr_insn *s)
 	if ((uint32_t)poe_gpr_read(v->index, 0, false) == PSCI_CPU_OFF) {
 		v->st.resets++;
 		poe_vcpu_reset(v);
+		tlbm_reset(v);
 	}
+}
+
+/* the SYSREG() key of an MSR/MRS: op0:op1:CRn:CRm:op2 */
+static unsigned sysreg_of(const struct sr_insn *s)
+{
+	return (s->word >> 5) & 0xffff;
 }
 
 static void sr_cb(unsigned vcpu, void *ud)
@@ -167,12 +183,15 @@ static void sr_cb(unsigned vcpu, void *ud)
 		}
 		return;
 	case OP_MSR_MMU:
+		val = poe_gpr_read(vcpu, s->rt, false);
+		tlbm_mmu_write(v, sysreg_of(s), val);
 		poe_mmu_changed(v, -1);
 		return;
 	case OP_MSR_TTBR0:
 	case OP_MSR_TTBR1:
-		ttbr_write(v, s->op == OP_MSR_TTBR1,
-			   poe_gpr_read(vcpu, s->rt, false));
+		val = poe_gpr_read(vcpu, s->rt, false);
+		tlbm_mmu_write(v, sysreg_of(s), val);
+		ttbr_write(v, s->op == OP_MSR_TTBR1, val);
 		return;
 	case OP_PSCI:
 		psci(v, s);
@@ -204,6 +223,12 @@ static void sr_cb(unsigned vcpu, void *ud)
 		poe_write_por_el1(v, poe_gpr_read(vcpu, s->rt, false));
 		v->st.por_el1_writes++;
 		count_por_el1_write(vcpu);
+		break;
+	case OP_MRS_MMFR2:
+		val = poe_reg_read(R_ID_AA64MMFR2_EL1);
+		val &= ~(0xfull << MMFR2_BBM_SHIFT);
+		val |= (uint64_t)poe_opts.bbm << MMFR2_BBM_SHIFT;
+		poe_gpr_write(s->rt, val);
 		break;
 	case OP_MRS_MMFR3:
 		val = poe_reg_read(R_ID_AA64MMFR3_EL1);
@@ -273,6 +298,13 @@ static bool instrument_reg(struct qemu_plugin_insn *insn,
 		switch (si->reg) {
 		case SR_ID_AA64MMFR3_EL1:
 			add_cb(insn, vaddr, OP_MRS_MMFR3, rt);
+			return true;
+		case SR_ID_AA64MMFR2_EL1:
+			/* QEMU's value as it is, unless bbm= says */
+			if (poe_opts.bbm < 0 ||
+			    !poe_reg_found(R_ID_AA64MMFR2_EL1))
+				return false;
+			add_cb(insn, vaddr, OP_MRS_MMFR2, rt);
 			return true;
 		case SR_ESR_EL1:
 			poe_fault_instrument_mrs(insn, R_ESR_EL1, rt);

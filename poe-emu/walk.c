@@ -41,7 +41,7 @@ static GMutex ring_lock;
 
 #define GENMASK(h, l)	((~0ull >> (63 - (h))) & (~0ull << (l)))
 
-static void load_mmu_regs(struct poe_vcpu *v)
+void poe_mmu_load(struct poe_vcpu *v)
 {
 	if (v->mmu_valid)
 		return;
@@ -111,7 +111,7 @@ bool poe_walk(struct poe_vcpu *v, uint64_t va, struct poe_leaf *leaf)
 	bool ds, pa52, tbi;
 	int lvl;
 
-	load_mmu_regs(v);
+	poe_mmu_load(v);
 	if (!(v->sctlr & 1))
 		return false;		/* MMU off: no stage 1, no overlay */
 	tcr = v->tcr;
@@ -294,6 +294,7 @@ const struct poe_tlb_entry *poe_tlb_lookup(struct poe_vcpu *v, uint64_t va)
 	e->level = leaf.level;
 	e->shift = leaf.shift;
 	e->cont_mixed = leaf.cont_mixed;
+	e->ng = (leaf.desc >> 11) & 1;
 	return e;
 }
 
@@ -309,13 +310,26 @@ uint64_t poe_strip_pac(struct poe_vcpu *v, uint64_t va)
 	unsigned tsz, top;
 	uint64_t mask;
 
-	load_mmu_regs(v);
+	poe_mmu_load(v);
 	tsz = hi ? (v->tcr >> 16) & 63 : v->tcr & 63;
 	top = ((v->tcr >> (hi ? 38 : 37)) & 1) ? 55 : 63;
 	if (tsz < 12)
 		return va;
 	mask = GENMASK(top, 64 - tsz);
 	return hi ? va | mask : va & ~mask;
+}
+
+/*
+ * The ASID of the translations in use: TTBR1's if TCR_EL1.A1 (bit 22)
+ * is set (Linux), else TTBR0's; 16 bits if TCR_EL1.AS (bit 36) is, else 8.
+ */
+unsigned poe_asid(struct poe_vcpu *v)
+{
+	uint64_t ttbr;
+
+	poe_mmu_load(v);
+	ttbr = (v->tcr >> 22) & 1 ? v->ttbr1 : v->ttbr0;
+	return (ttbr >> 48) & ((v->tcr >> 36) & 1 ? 0xffff : 0xff);
 }
 
 uint64_t poe_tlb_generation(void)

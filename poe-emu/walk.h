@@ -47,6 +47,10 @@ static inline const struct poe_tlb_entry *poe_tlb_peek(struct poe_vcpu *v,
 }
 /* TTBR0 (half 0), TTBR1 (1), TCR/SCTLR (-1) written: re-read, flush */
 void poe_mmu_changed(struct poe_vcpu *v, int half);
+/* read TCR/TTBRx/SCTLR_EL1 if not known (needs register access) */
+void poe_mmu_load(struct poe_vcpu *v);
+/* the current ASID (TCR_EL1.A1, .AS) */
+unsigned poe_asid(struct poe_vcpu *v);
 /* va with its pointer authentication code removed (TCR_EL1 sizes) */
 uint64_t poe_strip_pac(struct poe_vcpu *v, uint64_t va);
 

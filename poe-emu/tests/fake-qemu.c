@@ -35,7 +35,7 @@ static const char *const sys_names[] = {
 	"TCR_EL1", "TTBR0_EL1", "TTBR1_EL1", "SCTLR_EL1", "TCR2_EL1",
 	"PIR_EL1", "PIRE0_EL1", "CPACR_EL1", "ID_AA64MMFR3_EL1", "ESR_EL1",
 	"FAR_EL1", "VBAR_EL1", "DCZID_EL0", "ELR_EL1", "SPSR_EL1",
-	"ID_AA64MMFR1_EL1",
+	"ID_AA64MMFR1_EL1", "ID_AA64MMFR2_EL1",
 };
 #define NSYS (sizeof(sys_names) / sizeof(sys_names[0]))
 /* register handles: 1..31 x0..x30, 32 sp, 33 cpsr, 34 pc, 64 + i sysregs */
@@ -65,11 +65,18 @@ struct fake_op {
 	qemu_plugin_u64 entry;
 	uint64_t imm;
 };
+/* a memory callback: after the instruction's ops, per access */
+struct fake_mem_cb {
+	qemu_plugin_vcpu_mem_cb_t cb;
+	enum qemu_plugin_mem_rw rw;
+	void *ud;
+};
 struct qemu_plugin_insn {
 	uint64_t pc;
 	uint32_t word;
-	unsigned nops;
+	unsigned nops, nmem;
 	struct fake_op ops[8];
+	struct fake_mem_cb mem[2];
 	struct qemu_plugin_insn *next;
 };
 struct qemu_plugin_tb {
@@ -180,6 +187,24 @@ void qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
 		abort();
 	op->entry = entry;
 	op->imm = imm;
+}
+
+void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
+				      qemu_plugin_vcpu_mem_cb_t cb,
+				      enum qemu_plugin_cb_flags flags,
+				      enum qemu_plugin_mem_rw rw, void *ud)
+{
+	struct fake_mem_cb *m;
+
+	(void)flags;
+	if (insn->nmem == sizeof(insn->mem) / sizeof(insn->mem[0])) {
+		fprintf(stderr, "fake-qemu: too many memory callbacks\n");
+		abort();
+	}
+	m = &insn->mem[insn->nmem++];
+	m->cb = cb;
+	m->rw = rw;
+	m->ud = ud;
 }
 
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb)
@@ -555,6 +580,38 @@ uint64_t fake_exec_at(unsigned vcpu, uint64_t vaddr, uint64_t run_pc,
 		return new_pc;
 	run_ops(insn);
 	return run_pc + 4;
+}
+
+uint64_t fake_exec_mem(unsigned vcpu, uint64_t pc, uint32_t word,
+		       uint64_t va, bool store)
+{
+	struct qemu_plugin_insn *insn = translate(pc, word);
+	/* QEMU's info: the store bit as its qemu_plugin_mem_is_store() reads */
+	qemu_plugin_meminfo_t info = (store ? QEMU_PLUGIN_MEM_W :
+					      QEMU_PLUGIN_MEM_R) << 16;
+	unsigned k;
+
+	cur = vcpu;
+	cbs_run = 0;
+	fake_cpus[vcpu].pc = pc - fake_pc_lag;
+	obj_refresh(vcpu);
+	if (sigsetjmp(exec_jmp, 0))
+		return new_pc;		/* a fault: no access, no callback */
+	run_ops(insn);
+	for (k = 0; k < insn->nmem; k++) {
+		const struct fake_mem_cb *m = &insn->mem[k];
+
+		if (m->rw & (store ? QEMU_PLUGIN_MEM_W : QEMU_PLUGIN_MEM_R)) {
+			cbs_run++;
+			m->cb(vcpu, info, va, m->ud);
+		}
+	}
+	return pc + 4;
+}
+
+unsigned fake_mem_cbs_on(uint64_t pc, uint32_t word)
+{
+	return translate(pc, word)->nmem;
 }
 
 uint64_t fake_exec_tb(unsigned vcpu, uint64_t pc, const uint32_t *words,

@@ -51,6 +51,16 @@ uint64_t fake_exec(unsigned vcpu, uint64_t pc, uint32_t word);
 uint64_t fake_exec_at(unsigned vcpu, uint64_t vaddr, uint64_t run_pc,
 		      uint32_t word);
 /*
+ * Execute an instruction that accesses va (a load, or a store): its ops,
+ * then, unless the plugin moved the PC (a fault), the memory callbacks
+ * registered for that kind of access, as QEMU runs them after the access.
+ * One access per call (QEMU reports each access of an LDP separately).
+ */
+uint64_t fake_exec_mem(unsigned vcpu, uint64_t pc, uint32_t word,
+		       uint64_t va, bool store);
+/* how many memory callbacks the plugin put on an instruction */
+unsigned fake_mem_cbs_on(uint64_t pc, uint32_t word);
+/*
  * Translate (once per pc and words) and execute a block of n
  * instructions from pc, each one's ops in order, the "pc" register
  * holding the block's start throughout: returns the PC the plugin moved

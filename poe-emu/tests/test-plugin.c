@@ -56,6 +56,8 @@
 #define MRS_X0_ESR	0xd5385200u
 #define MRS_X0_FAR	0xd5386000u
 #define MRS_X0_ELR	0xd5384020u
+#define MRS_X0_MMFR2	0xd5380740u	/* mrs x0, id_aa64mmfr2_el1 */
+#define MRS_X0_MMFR3	0xd5380760u	/* mrs x0, id_aa64mmfr3_el1 */
 
 /* guest layout: 4K granule, 48-bit VAs, tables from PA 0x10000 */
 #define KT	0xffff000000100000ull	/* kernel text */
@@ -1043,6 +1045,46 @@ static void el1_overlay_off(void)
 	       "EL1 load not denied once TCR2_EL1.POE is set (POR_EL1 0)");
 }
 
+/*
+ * MRS of the ID registers at EL1: MMFR3 gains S1POE; with bbm=3, MMFR2
+ * gets BBM (bits [55:52]) = 3 and keeps its other fields; at EL0 both are
+ * left to QEMU (which traps them to the kernel); without bbm=, MMFR2 is
+ * QEMU's. Values outside 0-3 are refused.
+ */
+#define MMFR2_QEMU	0x1221011110101011ull	/* BBM = 2 */
+
+static uint64_t mrs_x0(uint64_t pc, uint32_t insn)
+{
+	fake_cpus[0].x[0] = 0x5a5a;	/* what QEMU's MRS would replace */
+	fake_exec(0, pc, insn);
+	return fake_cpus[0].x[0];
+}
+
+static void id_registers(void)
+{
+	uint64_t val;
+
+	expect(fake_install(1, "bbm=4") != 0 && fake_install(1, "bbm=") != 0 &&
+	       fake_install(1, "bbm=3x") != 0, "bbm=4, bbm=, bbm=3x accepted");
+	setup(1, "bbm=3");
+	*fake_sys(0, "ID_AA64MMFR2_EL1") = MMFR2_QEMU;
+	*fake_sys(0, "ID_AA64MMFR3_EL1") = 0x1000;
+	val = mrs_x0(KT + 0x10, MRS_X0_MMFR2);
+	expect(val == 0x1231011110101011ull, "bbm=3: MMFR2 read %#llx", val);
+	val = mrs_x0(KT + 0x14, MRS_X0_MMFR3);
+	expect(val == 0x11000, "MMFR3 read %#llx", val);
+	to_el0(0);
+	fake_cpus[0].cpsr = 0;			/* EL0t */
+	expect(mrs_x0(UT + 0x10, MRS_X0_MMFR2) == 0x5a5a &&
+	       mrs_x0(UT + 0x14, MRS_X0_MMFR3) == 0x5a5a,
+	       "EL0 MRS of the ID registers not left to QEMU");
+
+	setup(1, "");
+	*fake_sys(0, "ID_AA64MMFR2_EL1") = MMFR2_QEMU;
+	expect(mrs_x0(KT + 0x10, MRS_X0_MMFR2) == 0x5a5a,
+	       "without bbm=, MRS ID_AA64MMFR2_EL1 was emulated");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1094,6 +1136,8 @@ static const struct {
 	{ "fastregs=off: registers through the API only", fastregs_off, 0 },
 	{ "EL1 loads instrumented once an EL1 overlay denies R", el1_reads,
 	  0 },
+	{ "ID registers: MMFR3.S1POE, MMFR2.BBM with bbm=3, not without",
+	  id_registers, 0 },
 };
 
 int main(void)

@@ -47,10 +47,39 @@ static const struct range_row {
 	  (1ull << 53) - 1, "64K" },
 };
 
+/*
+ * The ASID a TLBI names (xt[63:48]), if it is limited to one; words from
+ * aarch64-linux-gnu-as, operand x1 (x31 for VMALLE1).
+ */
+static const struct asid_row {
+	uint32_t word;
+	bool limited;
+	const char *text;
+} asid_rows[] = {
+	{ 0xd5088321u, true, "tlbi vae1is" },
+	{ 0xd50887a1u, true, "tlbi vale1" },
+	{ 0xd50881a1u, true, "tlbi vale1os" },
+	{ 0xd5088741u, true, "tlbi aside1" },
+	{ 0xd5088341u, true, "tlbi aside1is" },
+	{ 0xd5088221u, true, "tlbi rvae1is" },
+	{ 0xd5088761u, false, "tlbi vaae1" },
+	{ 0xd5088261u, false, "tlbi rvaae1is" },
+	{ 0xd508871fu, false, "tlbi vmalle1" },
+};
+
+static bool asid_ok(const struct asid_row *r)
+{
+	uint16_t asid = 0;
+	bool limited = sys_tlbi_asid(r->word, 0xbeef000000012345ull, &asid);
+
+	return limited == r->limited && (!limited || asid == 0xbeef);
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = sizeof(rows) / sizeof(rows[0]), i;
 	size_t nr = sizeof(range_rows) / sizeof(range_rows[0]);
+	size_t na = sizeof(asid_rows) / sizeof(asid_rows[0]);
 	unsigned pass = 0, fail = 0;
 	uint32_t words[512];
 	size_t len;
@@ -67,7 +96,7 @@ int main(int argc, char **argv)
 			argv[1], len, n);
 		return 2;
 	}
-	printf("TAP version 13\n1..%zu\n", n + nr);
+	printf("TAP version 13\n1..%zu\n", n + nr + na);
 	for (i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		struct sys_insn s;
@@ -103,6 +132,17 @@ int main(int argc, char **argv)
 		       (unsigned long long)got.start,
 		       (unsigned long long)got.end,
 		       (unsigned long long)got.mask);
+		if (ok)
+			pass++;
+		else
+			fail++;
+	}
+	for (i = 0; i < na; i++) {
+		bool ok = asid_ok(&asid_rows[i]);
+
+		printf("%sok %zu - %s: %s\n", ok ? "" : "not ",
+		       n + nr + i + 1, asid_rows[i].text,
+		       asid_rows[i].limited ? "one ASID" : "every ASID");
 		if (ok)
 			pass++;
 		else
