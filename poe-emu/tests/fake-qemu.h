@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../qemu-plugin-api.h"
 
@@ -32,6 +33,20 @@ struct fake_cpu {
 extern struct fake_cpu fake_cpus[FAKE_VCPUS];
 extern uint8_t fake_mem[FAKE_MEM];
 extern unsigned fake_nvcpus;
+
+/* a 64-bit word of the fake guest memory, e.g. a descriptor */
+static inline uint64_t fake_rd64(uint64_t pa)
+{
+	uint64_t x;
+
+	memcpy(&x, fake_mem + pa, 8);
+	return x;
+}
+
+static inline void fake_wr64(uint64_t pa, uint64_t x)
+{
+	memcpy(fake_mem + pa, &x, 8);
+}
 
 /* qemu_plugin_install with comma-separated options; returns its status */
 int fake_install(unsigned nvcpus, const char *opts);

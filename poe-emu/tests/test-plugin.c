@@ -73,19 +73,6 @@
 
 static uint64_t next_table, root0, root1;
 
-static uint64_t rd64(uint64_t pa)
-{
-	uint64_t x;
-
-	memcpy(&x, fake_mem + pa, 8);
-	return x;
-}
-
-static void wr64(uint64_t pa, uint64_t x)
-{
-	memcpy(fake_mem + pa, &x, 8);
-}
-
 /* the level-3 descriptor slot of va, allocating tables on the way */
 static uint64_t slot(uint64_t va)
 {
@@ -96,19 +83,19 @@ static uint64_t slot(uint64_t va)
 		s = table + ((va >> (39 - 9 * lvl)) & 511) * 8;
 		if (lvl == 3)
 			return s;
-		if (!(rd64(s) & 1)) {
-			wr64(s, next_table | 3);
+		if (!(fake_rd64(s) & 1)) {
+			fake_wr64(s, next_table | 3);
 			memset(fake_mem + next_table, 0, 4096);
 			next_table += 4096;
 		}
-		table = rd64(s) & 0x0000fffffffff000ull;
+		table = fake_rd64(s) & 0x0000fffffffff000ull;
 	}
 }
 
 /* map the 4K page at va (output address 0x100000 + low bits) */
 static void map(uint64_t va, uint64_t attrs)
 {
-	wr64(slot(va), 0x100000 | (va & 0xff000) | attrs | 3 | 1 << 10);
+	fake_wr64(slot(va), 0x100000 | (va & 0xff000) | attrs | 3 | 1 << 10);
 }
 
 /* map the 2M block at va (a level-2 block descriptor) */
@@ -120,10 +107,10 @@ static void map_block(uint64_t va, uint64_t attrs)
 
 	(void)s;
 	for (lvl = 0; lvl < 2; lvl++) {		/* ...is replaced */
-		d = rd64(table + ((va >> (39 - 9 * lvl)) & 511) * 8);
+		d = fake_rd64(table + ((va >> (39 - 9 * lvl)) & 511) * 8);
 		table = d & 0x0000fffffffff000ull;
 	}
-	wr64(table + ((va >> 21) & 511) * 8, 0x200000 | attrs | 1 | 1 << 10);
+	fake_wr64(table + ((va >> 21) & 511) * 8, 0x200000 | attrs | 1 | 1 << 10);
 }
 
 static void setup(unsigned ncpu, const char *opts)

@@ -61,19 +61,6 @@
 static uint64_t next_table, root0, root1, root0b;
 static char bench[] = "/tmp/poe-tlb-test.XXXXXX";
 
-static uint64_t rd64(uint64_t pa)
-{
-	uint64_t x;
-
-	memcpy(&x, fake_mem + pa, 8);
-	return x;
-}
-
-static void wr64(uint64_t pa, uint64_t x)
-{
-	memcpy(fake_mem + pa, &x, 8);
-}
-
 static uint64_t new_table(void)
 {
 	uint64_t t = next_table;
@@ -93,9 +80,9 @@ static uint64_t slot_at(uint64_t root, uint64_t va, int lvl)
 		s = table + ((va >> (39 - 9 * l)) & 511) * 8;
 		if (l == lvl)
 			return s;
-		if (!(rd64(s) & 1))
-			wr64(s, new_table() | 3);
-		table = rd64(s) & 0x0000fffffffff000ull;
+		if (!(fake_rd64(s) & 1))
+			fake_wr64(s, new_table() | 3);
+		table = fake_rd64(s) & 0x0000fffffffff000ull;
 	}
 }
 
@@ -106,12 +93,12 @@ static uint64_t root_of(uint64_t va)
 
 static void map_page(uint64_t va, uint64_t attrs)
 {
-	wr64(slot_at(root_of(va), va, 3), 0x100000 | AF | attrs | 3);
+	fake_wr64(slot_at(root_of(va), va, 3), 0x100000 | AF | attrs | 3);
 }
 
 static void map_block(uint64_t va, uint64_t attrs)
 {
-	wr64(slot_at(root_of(va), va, 2), 0x200000 | AF | attrs | 1);
+	fake_wr64(slot_at(root_of(va), va, 2), 0x200000 | AF | attrs | 1);
 }
 
 static void setup(unsigned ncpu, const char *extra)
