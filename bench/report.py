@@ -32,12 +32,17 @@ KERNELS = ["base", "baseline", "no-batching", "HEAD"]
 EVENTS = ["por_el1_writes", "isb", "tlbi_bcast", "tlbi_local", "dsb",
           "exceptions", "irqs"]
 SMOKE_ROW = "smoke/fork"
+# The TLB model's counts (poe-emu tlb=on), by exception level; runs made
+# without it have none, and count them as 0.
+TLB_COUNTERS = ["tlb_access_el0", "tlb_access_el1", "tlb_l1_miss_el0",
+                "tlb_l1_miss_el1", "tlb_walk_el0", "tlb_walk_el1"]
 COUNTERS = ["insns", "insns_el0", "insns_el1", "por_el1_writes", "isb", "dsb",
-            "dmb", "tlbi_bcast", "tlbi_local", "exceptions", "irqs", "window_insns"]
+            "dmb", "tlbi_bcast", "tlbi_local", "exceptions", "irqs",
+            "window_insns"] + TLB_COUNTERS
 # What a timer interrupt adds to a row (exceptions: only synchronous ones
 # are counted there, so none).
 TICK_KEYS = ["insns", "insns_el0", "insns_el1", "por_el1_writes", "isb", "dsb",
-             "dmb", "tlbi_bcast", "tlbi_local", "window_insns"]
+             "dmb", "tlbi_bcast", "tlbi_local", "window_insns"] + TLB_COUNTERS
 SPREAD_FLAG = 0.02      # flag a row whose repetitions spread more than 2%
 SIGNIFICANT = 0.01      # and never call less than 1% significant
 
@@ -138,16 +143,25 @@ def model_set(consts, which):
     return {k: v[i] for k, v in consts.items()}
 
 
+def tlb_cycles(c, k, el):
+    """The TLB model's term at exception level el (0 or 1): L1 misses that
+    hit in the L2 TLB, and page walks. 0 for runs without tlb=on."""
+    walks = c.get("tlb_walk_el%d" % el, 0)
+    l2_hits = c.get("tlb_l1_miss_el%d" % el, 0) - walks
+    return l2_hits * k.get("tlb_l2_hit", 0) + walks * k.get("tlb_walk", 0)
+
+
 def modeled(c, k, cls="all"):
     """Modeled cycles of counts c under constants k. cls: all, sys, user."""
-    user = c.get("insns_el0", 0) / k["ipc"]
+    user = c.get("insns_el0", 0) / k["ipc"] + tlb_cycles(c, k, 0)
     if cls == "user":
         return user
     sys_ = (c.get("insns_el1", c["insns"] - c.get("insns_el0", 0)) / k["ipc"]
             + c["isb"] * k["isb"] + c["por_el1_writes"] * k["por_el1_write"]
             + c["tlbi_bcast"] * k["tlbi_bcast"] + c["tlbi_local"] * k["tlbi_local"]
             + c["dsb"] * k["dsb"]
-            + (c["exceptions"] + c.get("irqs", 0)) * k["exception"])
+            + (c["exceptions"] + c.get("irqs", 0)) * k["exception"]
+            + tlb_cycles(c, k, 1))
     if cls == "sys":
         return sys_
     # insns may include instructions outside both halves (idmap): count
@@ -420,25 +434,59 @@ class Bench:
                       "over the %d other rows: %.2fx (1.00x = perfect)." % (len(errs), g)]
         return "\n".join(lines)
 
+    def per_op(self, n, row):
+        """(divisor, name) of a row's operation: what its per-operation
+        counts are counted per."""
+        units = {r: (k, u) for r, k, u in MICROMM + EXTRA}
+        if row in units:
+            div, per = self.unit(n, row, units[row][0]), units[row][1]
+        elif row in VMALLOC:
+            div, per = self.unit(n, row, "loops"), "call (net of empty insmod)"
+        elif row == MACRO:
+            div, per = self.unit(n, row, "iterations"), "iteration"
+        else:
+            div, per = 1, "row"
+        return div or 1, per
+
+    def has_tlb(self):
+        return any("tlb_access_el1" in reps[0]
+                   for n in self.names for reps in self.rec[n].values() if reps)
+
+    def tlb_table(self):
+        """The TLB model's misses per operation, and its term in HEAD's
+        modeled overhead against baseline."""
+        lines = ["| row | kernel | per | L1 misses EL1 | page walks EL1 | "
+                 "L1 misses EL0 | page walks EL0 | TLB term vs baseline (low … high) |",
+                 "|" + "---|" * 8]
+        for row in [r for r, _, _ in MICROMM] + VMALLOC + [r for r, _, _ in EXTRA] + \
+                [MACRO]:
+            for n in self.names:
+                if n == "base" or row not in self.rec[n]:
+                    continue
+                div, per = self.per_op(n, row)
+                m = self.med(n, row)
+                term = "-"
+                if n != "baseline" and row in self.rec.get("baseline", {}):
+                    cls = "sys" if row == MACRO else "all"
+                    t = [dict(self.terms(n, "baseline", row, s, cls))["TLB"]
+                         for s in ("low", "high")]
+                    term = "%s … %s" % (self.pct(t[0]), self.pct(t[1]))
+                lines.append("| %s | %s | %s | %s | %s |" % (
+                    row, n, per, " | ".join("%.3f" % (m[k] / div) for k in (
+                        "tlb_l1_miss_el1", "tlb_walk_el1", "tlb_l1_miss_el0",
+                        "tlb_walk_el0")), term))
+        return "\n".join(lines)
+
     def per_op_table(self):
         lines = ["| row | kernel | per | instructions | POR_EL1 writes | ISB | "
                  "TLBI bcast | TLBI local | DSB | exceptions | irqs (as counted) | window insns |",
                  "|" + "---|" * 12]
-        units = {r: (k, u) for r, k, u in MICROMM + EXTRA}
         for row in [r for r, _, _ in MICROMM] + VMALLOC + [r for r, _, _ in EXTRA] + \
                 [MACRO, EMPTY, IDLE]:
             for n in self.names:
                 if row not in self.rec[n]:
                     continue
-                if row in units:
-                    div, per = self.unit(n, row, units[row][0]), units[row][1]
-                elif row in VMALLOC:
-                    div, per = self.unit(n, row, "loops"), "call (net of empty insmod)"
-                elif row == MACRO:
-                    div, per = self.unit(n, row, "iterations"), "iteration"
-                else:
-                    div, per = 1, "row"
-                div = div or 1
+                div, per = self.per_op(n, row)
                 reps = self.reps(n, row)
                 med = {k: statistics.median(r.get(k, 0) for r in reps)
                        for k in ["insns"] + EVENTS + ["window_insns"]}
@@ -633,6 +681,9 @@ class Bench:
         base = modeled(b, k, cls)
         ins = {"all": "insns", "sys": "insns_el1", "user": "insns_el0"}[cls]
         out = [("instructions", (a[ins] - b[ins]) / k["ipc"])]
+        els = {"all": (0, 1), "sys": (1,), "user": (0,)}[cls]
+        out.append(("TLB", sum(tlb_cycles(a, k, el) - tlb_cycles(b, k, el)
+                               for el in els)))
         if cls != "user":
             for name, key, const in (("ISB", "isb", "isb"),
                                      ("POR_EL1 writes", "por_el1_writes", "por_el1_write"),
@@ -897,6 +948,19 @@ class Bench:
             "tables; make check's hardened boot reports which functions outside the "
             "page-table code (tools/window-allow) run there.", "",
             self.window_table(), "",
+        ] + ([
+            "## TLB misses", "",
+            "The emulator's model of a core's data TLBs (poe-emu tlb=on: a 48-entry "
+            "L1 data TLB and a 2048-entry, 8-way L2 TLB by default, entries the size "
+            "of the leaf the walk found): data accesses that missed the L1 TLB, and "
+            "of those the ones that missed the L2 TLB too (page walks), per "
+            "operation. The cost model charges both (bench/cost-model: tlb_l2_hit, "
+            "tlb_walk); the last column is that term of the kernel's overhead "
+            "against baseline. Both kernels map the linear map page by page here "
+            "(no BBML3 advertised), so it shows what page-table pages and their "
+            "keys cost in TLB reach, not what block mappings win back.", "",
+            self.tlb_table(), "",
+        ] if self.has_tlb() else []) + [
             "## Repetitions", "", self.row_detail(), "",
             "## Run time", "",
             ("`make bench` took %d s (%.1f min). " % (elapsed, elapsed / 60)
