@@ -52,7 +52,7 @@ class SmokeCheck(unittest.TestCase):
 
 class CostModel(unittest.TestCase):
     K = dict(ipc=2.0, isb=10, por_el1_write=1, tlbi_bcast=100, tlbi_local=5, dsb=3,
-             exception=20)
+             exception=20, tlb_l2_hit=2, tlb_walk=50)
 
     def test_modeled_cycles(self):
         c = dict(insns=1000, insns_el0=200, insns_el1=800, isb=2, por_el1_writes=2,
@@ -61,6 +61,22 @@ class CostModel(unittest.TestCase):
         self.assertEqual(report.modeled(c, self.K, "sys"), 570)
         self.assertEqual(report.modeled(c, self.K, "user"), 100)
         self.assertEqual(report.modeled(c, self.K), 670)
+
+    def test_tlb_term(self):
+        c = dict(insns=1000, insns_el0=200, insns_el1=800, isb=0, por_el1_writes=0,
+                 tlbi_bcast=0, tlbi_local=0, dsb=0, exceptions=0, irqs=0,
+                 tlb_l1_miss_el0=10, tlb_walk_el0=4, tlb_l1_miss_el1=20, tlb_walk_el1=5)
+        # EL1: 800/2 + (20-5)*2 L2 TLB hits + 5*50 walks = 680
+        # EL0: 200/2 + (10-4)*2 + 4*50 = 312
+        self.assertEqual(report.modeled(c, self.K, "sys"), 680)
+        self.assertEqual(report.modeled(c, self.K, "user"), 312)
+        self.assertEqual(report.modeled(c, self.K), 992)
+
+    def test_records_without_tlb_counts_have_no_tlb_term(self):
+        c = dict(insns=1000, insns_el0=200, insns_el1=800, isb=0, por_el1_writes=0,
+                 tlbi_bcast=0, tlbi_local=0, dsb=0, exceptions=0, irqs=0)
+        self.assertEqual(report.tlb_cycles(c, self.K, 0), 0)
+        self.assertEqual(report.tlb_cycles(c, self.K, 1), 0)
 
     def test_repository_model_has_every_constant(self):
         consts, calib, ticks = report.read_model(os.path.join(TOP, "bench", "cost-model"))
