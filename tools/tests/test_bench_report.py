@@ -201,3 +201,46 @@ class RunCorrections(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Bbml3Table(unittest.TestCase):
+    """Boots with BBML3 advertised: read beside the others, compared there."""
+
+    def run_dir(self, with_bbml3):
+        d = self.dir.name
+        with open(os.path.join(d, "kernels"), "w") as f:
+            f.write("baseline | c0 | head | qemu-virt bench baseline | /o | | \n")
+            f.write("HEAD | c0 | head | qemu-virt bench defconfig-hardened | /o | | \n")
+        walks = {"baseline": 20, "HEAD": 20, "baseline-bbml3": 0, "HEAD-bbml3": 100}
+        for name, w in walks.items():
+            if name.endswith("-bbml3") and not with_bbml3:
+                continue
+            with open(os.path.join(d, name + ".records"), "w") as f:
+                for rep in range(3):
+                    f.write(record("fork/h:0", rep, insns=100000, insns_el1=100000,
+                                   tlb_access_el1=50000, tlb_l1_miss_el1=w,
+                                   tlb_walk_el1=w))
+            with open(os.path.join(d, name + ".log"), "w") as f:
+                f.write("kpkeys-bench: row=fork/h:0 rep=0 ptes=262144\n")
+        with open(os.path.join(d, "meta"), "w") as f:
+            f.write("mem=3G reps=3 rows=all clock=insns tlb=1 bbml3=1\n")
+        return report.Bench(d)
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_without_bbml3_boots_no_table(self):
+        self.assertIsNone(self.run_dir(False).bbml3_table())
+
+    def test_pages_against_blocks_and_head_against_baseline(self):
+        table = self.run_dir(True).bbml3_table()
+        row = [line for line in table.splitlines() if line.startswith("| fork/h:0 ")][0]
+        # walks at 15 (low) and 150 (high) cycles, 100000 instructions at
+        # IPC 1 (low) and 2 (high): baseline's 20 walks +0.30% … +6.00%,
+        # HEAD's 100 against none +1.50% … +30.00%, all of it TLB term
+        self.assertEqual([c.strip() for c in row.split("|")[2:6]],
+                         ["+0.30% … +6.00%", "+1.50% … +30.00%", "+1.50% … +30.00%",
+                          "**not met**"])
