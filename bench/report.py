@@ -921,6 +921,7 @@ class Bench:
                           if self.flagged(row, cls)})
         reps = sorted({len(v) for n in self.names for v in self.rec[n].values()})
         c = self.calib
+        bbml3 = self.bbml3_table()
         parts = [
             "# make bench: %s" % stamp, "",
             "No POE silicon exists: these are exact instruction and event counts from "
@@ -1008,8 +1009,8 @@ class Bench:
             "hardware will have. HEAD still maps the linear map page by page there. "
             "Issue 33's goal: the TLB term of HEAD against baseline at most "
             "%.1f%% on every row." % (100 * TLB_GOAL), "",
-            self.bbml3_table() or "", "",
-        ] if self.bbml3_table() else []) + [
+            bbml3, "",
+        ] if bbml3 else []) + [
             "## Repetitions", "", self.row_detail(), "",
             "## Run time", "",
             ("`make bench` took %d s (%.1f min). " % (elapsed, elapsed / 60)
