@@ -27,6 +27,11 @@
  *       loading and the worker's set-up from the other rows.
  *   shell-loop   busybox sh: fork, exec and exit of small programs and a
  *       small file written, read and removed, per iteration.
+ *   pagecache/read   a 256 MiB file in tmpfs read with read() into a
+ *       64 KiB buffer: the kernel copies every page of it through the
+ *       linear map, which is where a page-granular linear map costs TLB
+ *       reach. The file is written before, and removed after, each
+ *       repetition, outside the bracket.
  *   idle/1s   one second asleep: what timer ticks and background work
  *       cost in a row.
  *   smoke/fork   fork of a 16 MiB region, for make check.
@@ -34,7 +39,8 @@
  * Selection on the kernel command line (or in argv[1..]):
  *   kpkeys.bench=all|smoke|ROW,ROW...   (default: smoke)
  *   kpkeys.bench_reps=N (default 5; smoke: 1)   kpkeys.bench_mib=1024
- *   kpkeys.bench_sparse_gib=16   kpkeys.bench_loops_pct=100 (vmalloc loop
+ *   kpkeys.bench_sparse_gib=16   kpkeys.bench_pagecache_mib=256
+ *   kpkeys.bench_loops_pct=100 (vmalloc loop
  *   counts and shell-loop iterations, in percent of the defaults)
  *   kpkeys.bench_warmup=1   unmarked repetitions before the first one (the
  *   first repetition of a row after another one measured up to 22% more)
@@ -98,9 +104,10 @@ struct row {
 
 static struct {
 	unsigned long reps, mib, sparse_gib, loops_pct, warmup, mark_setup;
+	unsigned long pagecache_mib;
 	bool marking;
 } opt = { .reps = 5, .mib = 1024, .sparse_gib = 16, .loops_pct = 100,
-	  .warmup = 1 };
+	  .warmup = 1, .pagecache_mib = 256 };
 
 static char why[256];	/* the reason of the last failure */
 
@@ -669,6 +676,53 @@ static int row_vmalloc(const struct row *row, unsigned long rep)
 	return 0;
 }
 
+/* ---- page cache: a large file read through the linear map ---- */
+
+#define PAGECACHE_FILE	"/tmp/bench.pagecache"
+
+static int pagecache_fill(int fd, char *buf, size_t bufsz, size_t len)
+{
+	size_t done;
+	ssize_t n;
+
+	memset(buf, 0x5a, bufsz);
+	for (done = 0; done < len; done += n) {
+		n = write(fd, buf, bufsz < len - done ? bufsz : len - done);
+		if (n <= 0)
+			return -1;
+	}
+	return lseek(fd, 0, SEEK_SET) == 0 ? 0 : -1;
+}
+
+static int row_pagecache(const struct row *row, unsigned long rep)
+{
+	static char buf[64 << 10];
+	size_t len = opt.pagecache_mib << 20, done = 0;
+	ssize_t n = 0;
+	int fd;
+
+	fd = open(PAGECACHE_FILE, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return fail("%s: %s", PAGECACHE_FILE, strerror(errno));
+	if (pagecache_fill(fd, buf, sizeof(buf), len)) {
+		close(fd);
+		unlink(PAGECACHE_FILE);
+		return fail("writing %lu MiB to %s: %s", opt.pagecache_mib,
+			    PAGECACHE_FILE, strerror(errno));
+	}
+	begin(row, rep);
+	while (done < len && (n = read(fd, buf, sizeof(buf))) > 0)
+		done += n;
+	end();
+	close(fd);
+	unlink(PAGECACHE_FILE);
+	if (n < 0 || done != len)
+		return fail("read %zu of %zu bytes: %s", done, len,
+			    n < 0 ? strerror(errno) : "short file");
+	info(row, rep, "mib=%lu pages=%zu", opt.pagecache_mib, len / PAGE_SZ);
+	return 0;
+}
+
 /* ---- macro: a process-heavy shell loop ---- */
 
 static int row_shell(const struct row *row, unsigned long rep)
@@ -759,6 +813,7 @@ static const struct row rows[] = {
 	VMALLOC("random_size_alloc/p:1/h:0", 8, 1, 0, 2000),
 	VMALLOC("vm_map_ram/p:1/h:0", 1024, 1, 0, 20000),
 	{ .name = "shell-loop", .fn = row_shell, .loops = 50, .in_all = true },
+	{ .name = "pagecache/read", .fn = row_pagecache, .in_all = true },
 	{ .name = "smoke/fork", .fn = row_smoke },
 };
 
@@ -812,6 +867,7 @@ static void read_params(int argc, char **argv, char *sel, size_t len)
 	NUM("_reps", reps);
 	NUM("_mib", mib);
 	NUM("_sparse_gib", sparse_gib);
+	NUM("_pagecache_mib", pagecache_mib);
 	NUM("_loops_pct", loops_pct);
 	NUM("_warmup", warmup);
 	NUM("_mark_setup", mark_setup);
