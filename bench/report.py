@@ -1007,7 +1007,8 @@ class Bench:
             "what mapping it page by page costs the kernel without the feature "
             "(baseline on the usual CPU against baseline with BBML3); the others "
             "compare HEAD with baseline when both run with BBML3, which is what POE "
-            "hardware will have. HEAD keeps the 2 MiB blocks there (patches 36-38); on the usual CPU it maps the linear map page by page. "
+            "hardware will have. HEAD keeps the 2 MiB blocks there (patches "
+            "36-38); on the usual CPU it maps the linear map page by page. "
             "Issue 33's goal: the TLB term of HEAD against baseline at most "
             "%.1f%% on every row." % (100 * TLB_GOAL), "",
             bbml3, "",
