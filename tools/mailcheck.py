@@ -6,6 +6,7 @@ prints one line per check, "PASS name: what" or "FAIL name: what", and
 exits 1 if any failed:
 
   tools/mailcheck.py DIR --version N --count N --sender "Name <email>" --base SHA
+                     [--prefix "PATCH RFC"]
 """
 
 import argparse
@@ -16,7 +17,11 @@ import os
 import re
 import sys
 
-SUBJECT = re.compile(r"^\[PATCH RFC v(\d+) (\d+)/(\d+)\] \S")
+PREFIX = "PATCH RFC"
+
+
+def subject_re(prefix):
+    return re.compile(r"^\[" + re.escape(prefix) + r" v(\d+) (\d+)/(\d+)\] \S")
 
 
 class Mail:
@@ -36,7 +41,7 @@ class Mail:
 
     def numbering(self):
         """(version, m, n) from "[PATCH RFC vV m/n] ...", or None."""
-        m = SUBJECT.match(self.header("Subject") or "")
+        m = subject_re(PREFIX).match(self.header("Subject") or "")
         return tuple(int(x) for x in m.groups()) if m else None
 
 
@@ -65,14 +70,14 @@ def check_parse(mails):
 
 
 def check_subjects(mails, version, count):
-    """"[PATCH RFC vV m/n]" on every mail, m = 0 (cover letter) to n, in order."""
+    """"[PREFIX vV m/n]" on every mail, m = 0 (cover letter) to n, in order."""
     problems = []
     for i, m in enumerate(mails):
         num = m.numbering()
         if num is None:
-            problems.append(f"{m.name}: subject {m.header('Subject')!r} is not \"[PATCH RFC v{version} {i}/{count}] ...\"")
+            problems.append(f"{m.name}: subject {m.header('Subject')!r} is not \"[{PREFIX} v{version} {i}/{count}] ...\"")
         elif num != (version, i, count):
-            problems.append(f"{m.name}: [PATCH RFC v{num[0]} {num[1]}/{num[2]}], expected v{version} {i}/{count}")
+            problems.append(f"{m.name}: [{PREFIX} v{num[0]} {num[1]}/{num[2]}], expected v{version} {i}/{count}")
     if len(mails) != count + 1:
         problems.append(f"{len(mails)} mails for {count} patches and a cover letter")
     return problems
@@ -131,13 +136,16 @@ def check_base(mails, base):
 
 
 def main():
+    global PREFIX
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("--version", type=int, required=True)
     ap.add_argument("--count", type=int, required=True)
     ap.add_argument("--sender", required=True)
     ap.add_argument("--base", required=True)
+    ap.add_argument("--prefix", default=PREFIX)
     args = ap.parse_args()
+    PREFIX = args.prefix
 
     try:
         mails = load(args.dir)
@@ -148,7 +156,7 @@ def main():
         ("parse", lambda: check_parse(mails),
          f"{len(mails)} mails parse, each with From, Date, Subject and its own Message-ID"),
         ("subjects", lambda: check_subjects(mails, args.version, args.count),
-         f"[PATCH RFC v{args.version} 0/{args.count}] to {args.count}/{args.count}, in order"),
+         f"[{PREFIX} v{args.version} 0/{args.count}] to {args.count}/{args.count}, in order"),
         ("thread", lambda: check_thread(mails),
          f"{len(mails) - 1} patches answer the cover letter (In-Reply-To and References)"),
         ("sender", lambda: check_sender(mails, args.sender),

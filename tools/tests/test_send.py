@@ -14,12 +14,24 @@ import subprocess
 import tempfile
 import unittest
 
-from tools import mailcheck
+from tools import mailcheck, sets
 
 TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 ADA = "Ada Lovelace <ada@kernel-test.dev>"
 OLD = "kpkeys developers <dev@kpkeys.example.org>"
 BEA = "Bea Other <bea@kernel-test.dev>"
+# The test series' mail sets: the first two patches, then the third on top.
+SETS = """# comment
+set core 1-2
+kpkeys: the core
+
+What the core does.
+
+set arm64 3 after=core prefix=PATCH
+arm64: mm: key the tables
+
+Needs the core.
+"""
 
 
 def run(args, cwd=None, env=None, check=True, stdin=None):
@@ -45,8 +57,11 @@ class Workbench:
         self.env.update(HOME=self.dir, GIT_CONFIG_GLOBAL=gitconfig, GIT_CONFIG_NOSYSTEM="1",
                         KPKEYS_CACHE=os.path.join(self.dir, "cache"))
         os.makedirs(os.path.join(self.top, "tools"))
-        for f in ("series", "lib.sh", "versions", "identity.sh"):
+        for f in ("series", "lib.sh", "versions", "identity.sh", "mail-sets", "sets.py"):
             shutil.copy2(os.path.join(TOOLS, f), os.path.join(self.top, "tools", f))
+        os.makedirs(os.path.join(self.top, "patches"))
+        with open(os.path.join(self.top, "patches", "sets"), "w") as f:
+            f.write(SETS)
         self.git("init", "-q", cwd=self.top)
         os.makedirs(self.linux)
         self.git("init", "-q", "-b", "main")
@@ -140,6 +155,9 @@ class SeriesIdentity(unittest.TestCase):
         self.wb = Workbench()
         self.patches = os.path.join(self.wb.top, "patches")
 
+    def exported(self):
+        return sorted(n for n in os.listdir(self.patches) if n.endswith(".patch"))
+
     def tearDown(self):
         self.wb.close()
 
@@ -147,7 +165,7 @@ class SeriesIdentity(unittest.TestCase):
         p = self.wb.tool()
         self.assertEqual(p.returncode, 1)
         self.assertIn("no identity", p.stderr)
-        self.assertFalse(os.path.exists(self.patches))
+        self.assertEqual(self.exported(), [])
 
     def test_refuses_a_placeholder_from_git_config(self):
         self.wb.git("config", "user.name", "kpkeys", cwd=self.wb.top)
@@ -155,14 +173,14 @@ class SeriesIdentity(unittest.TestCase):
         p = self.wb.tool()
         self.assertEqual(p.returncode, 1)
         self.assertIn("refusing identity", p.stderr)
-        self.assertFalse(os.path.exists(self.patches))
+        self.assertEqual(self.exported(), [])
 
     def test_refuses_commits_authored_by_someone_else(self):
         p = self.wb.tool(author=ADA)
         self.assertEqual(p.returncode, 1)
         self.assertIn("authored by " + OLD, p.stderr)
         self.assertIn("tools/series --reauthor", p.stderr)
-        self.assertFalse(os.path.exists(self.patches))
+        self.assertEqual(self.exported(), [])
 
     def test_reauthor_keeps_trees_notes_and_other_signoffs(self):
         trees = self.wb.trees()
@@ -180,7 +198,7 @@ class SeriesIdentity(unittest.TestCase):
         self.assertEqual(self.wb.git("notes", "show", "HEAD~2").strip(), "checkpatch: LONG_LINE: a table")
         # Now the export runs, and the cover letter is from the identity too.
         self.wb.tool(author=ADA, check=True)
-        names = sorted(os.listdir(self.patches))
+        names = self.exported()
         self.assertEqual(len(names), 4)
         for n in names:
             with open(os.path.join(self.patches, n)) as f:
@@ -189,6 +207,42 @@ class SeriesIdentity(unittest.TestCase):
         p = self.wb.tool("--check")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("matches build/linux (3 patches)", p.stderr)
+
+    def test_export_writes_each_mail_set(self):
+        self.wb.tool("--reauthor", author=ADA, check=True)
+        self.wb.tool(author=ADA, check=True)
+        out = os.path.join(self.wb.top, "build", "sets")
+        self.assertEqual(sorted(os.listdir(out)), ["01-core", "02-arm64"])
+        core = mailcheck.load(os.path.join(out, "01-core"))
+        arm64 = mailcheck.load(os.path.join(out, "02-arm64"))
+        self.assertEqual([m.header("Subject") for m in core],
+                         ["[PATCH RFC 0/2] kpkeys: the core", "[PATCH RFC 1/2] mm: kpkeys: add a key",
+                          "[PATCH RFC 2/2] mm: kpkeys: add kpkeys.c"])
+        self.assertEqual(arm64[0].header("Subject"), "[PATCH 0/1] arm64: mm: key the tables")
+        for mails in (core, arm64):
+            root = mails[0].header("Message-ID")
+            self.assertEqual([m.header("In-Reply-To") for m in mails[1:]], [root] * (len(mails) - 1))
+        base = self.wb.git("rev-parse", "base").strip()
+        self.assertEqual(mailcheck.check_base(core, base), [])
+        # The set on top names the core's patches, by patch id, and no other.
+        ids = [run(["git", "patch-id", "--stable"], stdin=open(m.path).read()).stdout.split()[0]
+               for m in core[1:]]
+        body = arm64[0].body()
+        self.assertEqual(re.findall(r"^prerequisite-patch-id: (\w+)$", body, re.M), ids)
+        self.assertNotIn("prerequisite-patch-id", core[0].body())
+        self.assertIn("What the core does.", core[0].body())
+        self.assertIn("* 2. arm64: mm: key the tables (1 patch)", body)
+        self.assertIn("after set 1 (its patches", body)
+
+    def test_sets_that_do_not_cover_the_series_are_refused(self):
+        self.wb.tool("--reauthor", author=ADA, check=True)
+        with open(os.path.join(self.patches, "sets"), "w") as f:
+            f.write(SETS.replace("set arm64 3", "set arm64 4"))
+        p = self.wb.tool(author=ADA)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("starts at patch 4, expected 3", p.stderr)
+        p = self.wb.tool("--check")
+        self.assertEqual(p.returncode, 1)
 
     def test_check_ignores_even_a_placeholder_identity(self):
         self.wb.tool("--reauthor", author=ADA, check=True)
@@ -277,6 +331,55 @@ class MailChecks(unittest.TestCase):
     def test_the_base_commit_must_be_named(self):
         self.assertEqual(mailcheck.check_base(self.mails(), self.base), [])
         self.assertTrue(mailcheck.check_base(self.mails(), "0" * 40))
+
+
+class SetsFile(unittest.TestCase):
+    """tools/sets.py: the format of patches/sets and what it checks."""
+
+    def parse(self, text):
+        with tempfile.NamedTemporaryFile("w", suffix=".sets", delete=False) as f:
+            f.write(text)
+        self.addCleanup(os.unlink, f.name)
+        return sets.parse(f.name)
+
+    def test_the_test_sets_parse(self):
+        parsed = self.parse(SETS)
+        self.assertEqual([(s["name"], s["first"], s["last"], s["after"], s["prefix"]) for s in parsed],
+                         [("core", 1, 2, [], "PATCH RFC"), ("arm64", 3, 3, ["core"], "PATCH")])
+        self.assertEqual(parsed[1]["subject"], "arm64: mm: key the tables")
+        self.assertEqual(parsed[1]["body"], "Needs the core.")
+        self.assertEqual(sets.problems(parsed, 3), [])
+
+    def test_gaps_overlaps_and_unknown_dependencies_are_problems(self):
+        self.assertIn("starts at patch 3, expected 2",
+                      sets.problems(self.parse(SETS.replace("set core 1-2", "set core 1-1")), 3)[0])
+        self.assertIn("starts at patch 3, expected 4",
+                      sets.problems(self.parse(SETS.replace("set core 1-2", "set core 1-3")), 3)[0])
+        self.assertIn("after=nope",
+                      sets.problems(self.parse(SETS.replace("after=core", "after=nope")), 3)[0])
+        self.assertIn("the series has 4", sets.problems(self.parse(SETS), 4)[-1])
+        self.assertIn("no cover letter text",
+                      sets.problems(self.parse(SETS.replace("\nNeeds the core.\n", "\n")), 3)[0])
+
+    def test_malformed_lines_are_refused(self):
+        with self.assertRaises(sets.SetsError):
+            self.parse("set core one-two\nsubject\n\ntext\n")
+        with self.assertRaises(sets.SetsError):
+            self.parse("text before\nset core 1\nsubject\n\ntext\n")
+        with self.assertRaises(sets.SetsError):
+            self.parse("set core 1 to=someone\nsubject\n\ntext\n")
+
+    def test_dependencies_are_transitive(self):
+        parsed = self.parse(SETS + "\nset tests 4 after=arm64\nsubject\n\ntext\n")
+        self.assertEqual(sets.deps(parsed, "tests"), ["core", "arm64"])
+        self.assertEqual(sets.deps(parsed, "core"), [])
+
+    def test_the_series_cover_letter_goes_where_asked(self):
+        parsed = self.parse(SETS.replace("What the core does.", "Above.\n\n@series-cover"))
+        text = sets.cover(parsed, "core", "kpkeys: a test series\n\nThe cover letter's text.\n")
+        self.assertTrue(text.startswith("kpkeys: the core\n\nAbove.\n\nThe cover letter's text.\n"))
+        self.assertIn("\"kpkeys: a test series\"", text)
+        self.assertIn("on its own.", text)
 
 
 if __name__ == "__main__":
