@@ -158,7 +158,7 @@ def main():
         ("subjects", lambda: check_subjects(mails, args.version, args.count),
          f"[{PREFIX} v{args.version} 0/{args.count}] to {args.count}/{args.count}, in order"),
         ("thread", lambda: check_thread(mails),
-         f"{len(mails) - 1} patches answer the cover letter (In-Reply-To and References)"),
+         f"{len(mails) - 1} patch{'es answer' if len(mails) != 2 else ' answers'} the cover letter (In-Reply-To and References)"),
         ("sender", lambda: check_sender(mails, args.sender),
          f"every mail from {args.sender}, every patch signed off by it"),
         ("recipients", lambda: check_recipients(mails),
