@@ -1,95 +1,93 @@
 /*
- * caller.c - who calls the functions that leak into page-table windows
- * (see caller.h)
+ * caller.c - who calls the kernel functions a report names (see caller.h)
  *
  * window.c says which functions ran in a window without being allowed
  * to, not why they did: memset() or a lock helper leaks on behalf of its
  * caller, which is the one to fix (call it outside the window) or to
  * allow. So each entry into a leak function while the window is open
- * counts the function holding x30, the call's return address.
+ * counts the function holding x30, the call's return address (window.c
+ * says why that is the caller, and when it is not). The table is one per
+ * report, for another report of functions by caller.
  *
- * An entry is a block that starts at the function's first instruction
- * (window.c registers nothing else): a BL ends QEMU's block, so every
- * call starts one there. Other ways in count too, with whatever x30
- * holds: a tail call names the caller's caller, which is still the code
- * that made the window's call chain. Falling through into the next
- * function is no entry. x30 is the return address, not the call's: a
- * call that ends its function (to a noreturn function) names the one
- * after it.
- *
- * Cost: only a leak function's entry block carries this, and only while
- * the window is open (window.c's gate): a register read, a System.map
- * lookup and a hash table update under a lock that every vCPU shares. Leaks are the exception the report is there to remove, so one
- * simple table is kept rather than one per vCPU.
+ * Cost: a System.map lookup and a hash table update under a lock that
+ * every vCPU shares, only for the events the owners report (leak entries
+ * in a window). They are the exception the
+ * reports are there to remove, so one simple table is kept rather than
+ * one per vCPU.
  */
 #include <string.h>
 
 #include <glib.h>
 
 #include "caller.h"
-#include "regs.h"
 #include "sysmap.h"
 
 /* a (function, caller) pair; the key first, as g_int64_hash() reads it */
 struct pair {
 	gint64 key;		/* function << 32 | caller */
-	uint64_t calls;
+	uint64_t n;		/* events: calls */
 };
 
-static GMutex lock;
-static GHashTable *pairs;	/* struct pair, by key */
-static unsigned nfuncs;		/* caller nfuncs: "?" */
+struct caller_table {
+	GMutex lock;
+	GHashTable *pairs;	/* struct pair, by key; NULL once written */
+	unsigned nfuncs;	/* caller nfuncs: "?" */
+	const char *line, *unit;
+};
 
-void caller_init(void)
+struct caller_table *caller_table_new(const char *line, const char *unit)
 {
-	if (pairs)
-		g_hash_table_destroy(pairs);
-	pairs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL,
-				      g_free);
-	nfuncs = sysmap_nfuncs();
+	struct caller_table *t = g_new0(struct caller_table, 1);
+
+	g_mutex_init(&t->lock);
+	t->pairs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL,
+					 g_free);
+	t->nfuncs = sysmap_nfuncs();
+	t->line = line;
+	t->unit = unit;
+	return t;
 }
 
 /* the kernel function holding the run-time address addr, or nfuncs */
-static unsigned func_at(uint64_t addr)
+static unsigned func_at(const struct caller_table *t, uint64_t addr)
 {
 	uint64_t start, end;
 	long f;
 
 	if (!(addr >> 63))	/* the TTBR0 half: user space */
-		return nfuncs;
+		return t->nfuncs;
 	f = sysmap_func(addr - sysmap_slide(), &start, &end);
-	return f < 0 ? nfuncs : (unsigned)f;
+	return f < 0 ? t->nfuncs : (unsigned)f;
 }
 
-void caller_record(unsigned vcpu, unsigned fn)
+void caller_add(struct caller_table *t, unsigned fn, uint64_t ret)
 {
-	gint64 key = (gint64)fn << 32 |
-		     func_at(poe_gpr_read(vcpu, 30, false));
+	gint64 key = (gint64)fn << 32 | func_at(t, ret);
 	struct pair *p;
 
-	g_mutex_lock(&lock);
-	if (!pairs) {		/* a vCPU still running after the exit */
-		g_mutex_unlock(&lock);
+	g_mutex_lock(&t->lock);
+	if (!t->pairs) {	/* a vCPU still running after the exit */
+		g_mutex_unlock(&t->lock);
 		return;
 	}
-	p = g_hash_table_lookup(pairs, &key);
+	p = g_hash_table_lookup(t->pairs, &key);
 	if (!p) {
 		p = g_new0(struct pair, 1);
 		p->key = key;
-		g_hash_table_add(pairs, p);
+		g_hash_table_add(t->pairs, p);
 	}
-	p->calls++;
-	g_mutex_unlock(&lock);
+	p->n++;
+	g_mutex_unlock(&t->lock);
 }
 
 /* a line of the output: callers of one name added up */
 struct caller_row {
 	unsigned rank;		/* of its function in the output, from 1 */
 	const char *caller;
-	uint64_t calls;
+	uint64_t n;
 };
 
-/* the functions' order, then most calls first, then by caller's name */
+/* the functions' order, then most first, then by caller's name */
 static int row_cmp(const void *a, const void *b)
 {
 	const struct caller_row *x = *(struct caller_row *const *)a;
@@ -97,18 +95,20 @@ static int row_cmp(const void *a, const void *b)
 
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
-	if (x->calls != y->calls)
-		return x->calls > y->calls ? -1 : 1;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
 	return strcmp(x->caller, y->caller);
 }
 
-static const char *caller_name(unsigned caller)
+static const char *caller_name(const struct caller_table *t,
+			       unsigned caller)
 {
-	return caller < nfuncs ? sysmap_func_name(caller) : "?";
+	return caller < t->nfuncs ? sysmap_func_name(caller) : "?";
 }
 
 /* the pairs of the functions in rank (name -> rank), one row per names */
-static GPtrArray *rows_by_name(GHashTable *rank)
+static GPtrArray *rows_by_name(const struct caller_table *t,
+			       GHashTable *rank)
 {
 	GHashTable *by_names = g_hash_table_new_full(g_str_hash, g_str_equal,
 						     g_free, NULL);
@@ -116,10 +116,10 @@ static GPtrArray *rows_by_name(GHashTable *rank)
 	GHashTableIter it;
 	struct pair *p;
 
-	g_hash_table_iter_init(&it, pairs);
+	g_hash_table_iter_init(&it, t->pairs);
 	while (g_hash_table_iter_next(&it, (gpointer *)&p, NULL)) {
 		const char *fn = sysmap_func_name(p->key >> 32);
-		const char *caller = caller_name(p->key & 0xffffffff);
+		const char *caller = caller_name(t, p->key & 0xffffffff);
 		unsigned r = GPOINTER_TO_UINT(g_hash_table_lookup(rank, fn));
 		char *names;
 		struct caller_row *row;
@@ -137,34 +137,40 @@ static GPtrArray *rows_by_name(GHashTable *rank)
 			g_hash_table_insert(by_names, names, row);
 			g_ptr_array_add(rows, row);
 		}
-		row->calls += p->calls;
+		row->n += p->n;
 	}
 	g_hash_table_destroy(by_names);
 	g_ptr_array_sort(rows, row_cmp);
 	return rows;
 }
 
-void caller_write(FILE *out, const char *const *fns, unsigned n)
+void caller_write(struct caller_table *t, FILE *out, const char *const *fns,
+		  unsigned n)
 {
 	GHashTable *rank = g_hash_table_new(g_str_hash, g_str_equal);
 	GPtrArray *rows;
 	unsigned i;
 
-	g_mutex_lock(&lock);
+	g_mutex_lock(&t->lock);
+	if (!t->pairs) {
+		g_mutex_unlock(&t->lock);
+		g_hash_table_destroy(rank);
+		return;
+	}
 	for (i = 0; i < n; i++)
 		g_hash_table_insert(rank, (gpointer)fns[i],
 				    GUINT_TO_POINTER(i + 1));
-	rows = rows_by_name(rank);
+	rows = rows_by_name(t, rank);
 	for (i = 0; i < rows->len; i++) {
 		const struct caller_row *r = g_ptr_array_index(rows, i);
 
-		fprintf(out, "poe-window-caller: fn=%s caller=%s calls=%llu\n",
-			fns[r->rank - 1], r->caller,
-			(unsigned long long)r->calls);
+		fprintf(out, "%s: fn=%s caller=%s %s=%llu\n", t->line,
+			fns[r->rank - 1], r->caller, t->unit,
+			(unsigned long long)r->n);
 	}
 	g_ptr_array_free(rows, true);
 	g_hash_table_destroy(rank);
-	g_hash_table_destroy(pairs);
-	pairs = NULL;
-	g_mutex_unlock(&lock);
+	g_hash_table_destroy(t->pairs);
+	t->pairs = NULL;
+	g_mutex_unlock(&t->lock);
 }

@@ -182,6 +182,44 @@ const char *sysmap_func_name(unsigned i)
 	return g_array_index(funcs, struct sym, i).name;
 }
 
+/* most first, then by name: the same run, the same file */
+static int row_cmp(const void *a, const void *b)
+{
+	const struct sysmap_row *x = *(struct sysmap_row *const *)a;
+	const struct sysmap_row *y = *(struct sysmap_row *const *)b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+GPtrArray *sysmap_rows(const uint64_t *counts)
+{
+	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	GPtrArray *rows = g_ptr_array_new_with_free_func(g_free);
+	unsigned i, n = sysmap_nfuncs();
+
+	for (i = 0; i <= n; i++) {
+		uint64_t c = __atomic_load_n(&counts[i], __ATOMIC_RELAXED);
+		const char *name = i < n ? sysmap_func_name(i) : "?";
+		struct sysmap_row *r;
+
+		if (!c)
+			continue;
+		r = g_hash_table_lookup(by_name, name);
+		if (!r) {
+			r = g_new0(struct sysmap_row, 1);
+			r->name = name;
+			g_hash_table_insert(by_name, (gpointer)name, r);
+			g_ptr_array_add(rows, r);
+		}
+		r->n += c;
+	}
+	g_hash_table_destroy(by_name);
+	g_ptr_array_sort(rows, row_cmp);
+	return rows;
+}
+
 void sysmap_set_vbar(uint64_t vbar)
 {
 	if (addr_vectors)

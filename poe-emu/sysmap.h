@@ -3,15 +3,17 @@
  *
  * Loaded once, at install, for strict mode's reports and for the window
  * attribution (window.c): the kernel's functions by address, and the few
- * symbols the plugin needs by name. Addresses here are the System.map's
- * (link-time); the kernel runs them shifted by its KASLR slide, which is
- * VBAR_EL1 minus "vectors".
+ * symbols the plugin needs by name. Addresses here are the
+ * System.map's (link-time); the kernel runs them shifted by its KASLR
+ * slide, which is VBAR_EL1 minus "vectors".
  */
 #ifndef POE_SYSMAP_H
 #define POE_SYSMAP_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <glib.h>
 
 /* read FILE; false (with a message) if it cannot be read */
 bool sysmap_load(const char *path);
@@ -36,6 +38,20 @@ const char *sysmap_name(uint64_t addr, uint64_t *off);
 long sysmap_func(uint64_t addr, uint64_t *start, uint64_t *end);
 unsigned sysmap_nfuncs(void);
 const char *sysmap_func_name(unsigned i);
+
+/* a function name and a count: a line of a report */
+struct sysmap_row {
+	const char *name;
+	uint64_t n;
+};
+
+/*
+ * counts[0, sysmap_nfuncs()], one per function and the last for "?"
+ * (code in no function), as rows: one per name (functions of one name,
+ * static ones in different files, added up), none for a zero count, most
+ * first, then by name. Free with g_ptr_array_free(rows, true).
+ */
+GPtrArray *sysmap_rows(const uint64_t *counts);
 
 /*
  * The kernel installed its vectors at vbar: the slide of its addresses

@@ -38,10 +38,17 @@
  *
  * Callers. A block that starts at the first instruction of a function
  * the allow list does not name (a leak's entry) gets, instead of the
- * plain counting callback, one that declares register access and also
- * tells caller.c, which reads x30: the same gate, so nothing more while
- * no window is open, and no register read anywhere else. Whether a
- * function is allowed is decided once per function, at install.
+ * plain counting callback, one that declares register access, reads x30
+ * and tells caller.c: the same gate, so nothing more while no window is
+ * open, and no register read anywhere else. Whether a function is
+ * allowed is decided once per function, at install. An entry is a block
+ * that starts at the function's first instruction: a BL ends QEMU's
+ * block, so every call starts one there. Other ways in count too, with
+ * whatever x30 holds: a tail call names the caller's caller, which is
+ * still the code that made the window's call chain. Falling through into
+ * the next function is no entry. x30 is the return address, not the
+ * call's: a call that ends its function (to a noreturn function) names
+ * the one after it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +56,7 @@
 
 #include "window.h"
 #include "caller.h"
+#include "regs.h"
 #include "state.h"
 #include "sysmap.h"
 
@@ -63,6 +71,7 @@ static uint64_t *counts;	/* per sysmap function; [nfuncs]: "?" */
 static unsigned nfuncs;
 static GPtrArray *allow;	/* entries of the allow list */
 static bool *fn_allowed;	/* per sysmap function */
+static struct caller_table *callers;	/* of the leak functions */
 
 static bool read_allow(const char *path)
 {
@@ -138,7 +147,7 @@ bool window_open(const char *path, const char *allow_path)
 	nfuncs = sysmap_nfuncs();
 	counts = g_new0(uint64_t, nfuncs + 1);
 	judge_funcs();
-	caller_init();
+	callers = caller_table_new("poe-window-caller", "calls");
 	return true;
 }
 
@@ -156,7 +165,7 @@ static void entry_exec(unsigned vcpu, void *ud)
 	struct window_seg *s = ud;
 
 	__atomic_fetch_add(s->count, s->n, __ATOMIC_RELAXED);
-	caller_record(vcpu, s->fn);
+	caller_add(callers, s->fn, poe_gpr_read(vcpu, 30, false));
 }
 
 void window_instrument_insn(struct window_tb *w,
@@ -189,50 +198,6 @@ void window_instrument_insn(struct window_tb *w,
 		poe_score_u64(offsetof(struct poe_score, window)), 0, w->seg);
 }
 
-struct fn_row {
-	const char *name;
-	uint64_t insns;
-};
-
-/* most instructions first, then by name: the same run, the same file */
-static int row_cmp(const void *a, const void *b)
-{
-	const struct fn_row *x = *(struct fn_row *const *)a;
-	const struct fn_row *y = *(struct fn_row *const *)b;
-
-	if (x->insns != y->insns)
-		return x->insns > y->insns ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* the functions that ran in a window, one row per name */
-static GPtrArray *rows_by_name(void)
-{
-	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
-	GPtrArray *rows = g_ptr_array_new_with_free_func(g_free);
-	unsigned i;
-
-	for (i = 0; i <= nfuncs; i++) {
-		uint64_t n = __atomic_load_n(&counts[i], __ATOMIC_RELAXED);
-		const char *name = i < nfuncs ? sysmap_func_name(i) : "?";
-		struct fn_row *r;
-
-		if (!n)
-			continue;
-		r = g_hash_table_lookup(by_name, name);
-		if (!r) {
-			r = g_new0(struct fn_row, 1);
-			r->name = name;
-			g_hash_table_insert(by_name, (gpointer)name, r);
-			g_ptr_array_add(rows, r);
-		}
-		r->insns += n;
-	}
-	g_hash_table_destroy(by_name);
-	g_ptr_array_sort(rows, row_cmp);
-	return rows;
-}
-
 void window_exit(void)
 {
 	uint64_t total = 0, leaks = 0, leak_fns = 0;
@@ -241,17 +206,17 @@ void window_exit(void)
 
 	if (!out)
 		return;
-	rows = rows_by_name();
+	rows = sysmap_rows(counts);
 	leak_names = g_ptr_array_new();
 	for (i = 0; i < rows->len; i++) {
-		const struct fn_row *r = g_ptr_array_index(rows, i);
+		const struct sysmap_row *r = g_ptr_array_index(rows, i);
 		bool ok = allowed(r->name);
 
 		fprintf(out, "poe-window: fn=%s insns=%llu allowed=%d\n",
-			r->name, (unsigned long long)r->insns, ok);
-		total += r->insns;
+			r->name, (unsigned long long)r->n, ok);
+		total += r->n;
 		if (!ok) {
-			leaks += r->insns;
+			leaks += r->n;
 			leak_fns++;
 			g_ptr_array_add(leak_names, (gpointer)r->name);
 		}
@@ -260,7 +225,7 @@ void window_exit(void)
 		(unsigned long long)total, (unsigned long long)leaks,
 		(unsigned long long)leak_fns);
 	/* their callers, in the order of their lines above */
-	caller_write(out, (const char *const *)leak_names->pdata,
+	caller_write(callers, out, (const char *const *)leak_names->pdata,
 		     leak_names->len);
 	g_ptr_array_free(leak_names, true);
 	g_ptr_array_free(rows, true);
