@@ -6,12 +6,13 @@
  * caller, which is the one to fix (call it outside the window) or to
  * allow. So each entry into a leak function while the window is open
  * counts the function holding x30, the call's return address (window.c
- * says why that is the caller, and when it is not). The table is one per
- * report, for another report of functions by caller.
+ * says why that is the caller, and when it is not). store.c does the
+ * same for the functions that store to other memory in a window, with
+ * the return address of the function the store is in.
  *
  * Cost: a System.map lookup and a hash table update under a lock that
  * every vCPU shares, only for the events the owners report (leak entries
- * in a window). They are the exception the
+ * and stores to other memory, in a window). They are the exception the
  * reports are there to remove, so one simple table is kept rather than
  * one per vCPU.
  */
@@ -25,7 +26,7 @@
 /* a (function, caller) pair; the key first, as g_int64_hash() reads it */
 struct pair {
 	gint64 key;		/* function << 32 | caller */
-	uint64_t n;		/* events: calls */
+	uint64_t n;		/* events: calls, stores */
 };
 
 struct caller_table {

@@ -1,6 +1,7 @@
 /*
  * caller.h - who calls the kernel functions a report names (the leaks of
- * windows=FILE, see window.h)
+ * windows=FILE, see window.h; the functions that store to other memory
+ * in a window, window_stores=FILE, see store.h)
  *
  * A table of (function, caller) pairs: its owner tells it, at run time,
  * a function and the return address into that function's caller; the

@@ -4,9 +4,9 @@
  * QEMU glue only: installation (options are parsed by state.c), vCPU
  * initialisation, translation-time instrumentation (dispatched to the
  * bench counters, the window attribution, the system instruction
- * emulation and the access and fetch checks), the discontinuity callback
- * and exit. See README.md for what is emulated; the modules are, from
- * the bottom up:
+ * emulation, the access and fetch checks and the window stores), the
+ * discontinuity callback and exit. See README.md for what is emulated;
+ * the modules are, from the bottom up:
  *   decode.c, sysdec.c  instruction decoders (no QEMU dependency)
  *   sysmap.c            the kernel's System.map (sysmap=FILE)
  *   regs.c              register access
@@ -17,6 +17,7 @@
  *                       callers of the functions that leak into windows
  *   walk.c, policy.c    table walk, soft TLB, the permission decision
  *   tlbmodel.c          the TLB model of the bench (tlb=on)
+ *   store.c             stores in page-table windows, by target
  *   strict.c, fault.c   strict mode and log, fault delivery
  *   sysreg.c, check.c   system instruction emulation, access/fetch checks
  */
@@ -30,6 +31,7 @@
 #include "profile.h"
 #include "regs.h"
 #include "state.h"
+#include "store.h"
 #include "strict.h"
 #include "sysdec.h"
 #include "sysmap.h"
@@ -74,6 +76,7 @@ static void tb_trans(struct qemu_plugin_tb *tb, void *ud)
 			continue;
 		}
 		poe_check_instrument_access(insn, word, vaddr);
+		store_instrument_insn(insn, word, vaddr);
 	}
 }
 
@@ -172,6 +175,7 @@ static void at_exit(void *ud)
 	count_exit();
 	profile_exit();
 	window_exit();
+	store_exit();
 	if (poe_opts.log)
 		fclose(poe_opts.log);
 	poe_opts.log = NULL;
@@ -246,6 +250,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	}
 	if ((poe_opts.windows || poe_opts.window_allow) &&
 	    !window_open(poe_opts.windows, poe_opts.window_allow))
+		return -1;
+	if (poe_opts.window_stores && !store_open(poe_opts.window_stores))
 		return -1;
 	if (poe_opts.profile && (!poe_opts.bench ||
 				 !profile_open(poe_opts.profile))) {

@@ -106,6 +106,8 @@ bool poe_opts_parse(int argc, char **argv)
 			poe_opts.windows = g_strdup(val);
 		} else if (!strcmp(key, "window_allow")) {
 			poe_opts.window_allow = g_strdup(val);
+		} else if (!strcmp(key, "window_stores")) {
+			poe_opts.window_stores = g_strdup(val);
 		} else if (!strcmp(key, "bbm")) {
 			ok = parse_bbm(val, &poe_opts.bbm);
 		} else if (!strcmp(key, "tlb")) {
@@ -172,6 +174,20 @@ unsigned poe_por_denies(uint64_t por)
 			d |= DENY_X;
 	}
 	return d;
+}
+
+/* the keys whose permissions in POR value por lack perm (POE_*): a mask */
+static unsigned keys_lacking(uint64_t por, unsigned perm)
+{
+	unsigned k, keys = 0;
+
+	for (k = 0; k < 8; k++) {
+		unsigned p = (por >> (4 * k)) & 0xf;
+
+		if ((p & 8) || !(p & perm))	/* reserved: no access */
+			keys |= 1u << k;
+	}
+	return keys;
 }
 
 bool poe_por_restricts(uint64_t por)
@@ -298,6 +314,8 @@ static void update_gates(struct poe_vcpu *v)
 	v->x_el0 = el0 & DENY_X;
 	s->window = window;
 	count_el1_window(v->index, window);
+	if (el1 & DENY_W)	/* the overlay on, outside a window */
+		v->wp_keys = keys_lacking(v->eff.por_el1, POE_W);
 	/* strict mode compares the written value's verdicts too */
 	if ((el1 & DENY_R) ||
 	    (poe_opts.strict && v->unsynced && (denies_el1(&v->wr) & DENY_R)))

@@ -51,6 +51,7 @@ struct poe_opts {
 	const char *profile;	/* profile=FILE, with bench= */
 	const char *windows;	/* windows=FILE, with sysmap= */
 	const char *window_allow;	/* window_allow=FILE */
+	const char *window_stores;	/* window_stores=FILE, with sysmap= */
 	/* bbm=N: ID_AA64MMFR2_EL1.BBM as EL1 reads it; -1: QEMU's value */
 	int bbm;
 	bool tlb;		/* tlb=on: the TLB model, with bench= */
@@ -88,8 +89,8 @@ struct poe_score {
 	uint64_t xlo_el1, xhi_el1, x_cur;
 	/*
 	 * The page-table write window is open: the effective EL1 overlay
-	 * is on and denies write to no key (window.c, and count.c's
-	 * window_insns).
+	 * is on and denies write to no key (window.c, store.c, and
+	 * count.c's window_insns).
 	 */
 	uint64_t window;
 	uint64_t isb;		/* stats: ISBs executed (inline counter) */
@@ -160,6 +161,12 @@ struct poe_vcpu {
 
 	unsigned index;
 	struct poe_regs wr;	/* as last written: what MRS reads */
+	/*
+	 * The keys (bit k: key k) that the last effective POR_EL1 outside a
+	 * window denied write to, the overlay on: the page-table keys of a
+	 * window (store.c). 0 until such a value took effect.
+	 */
+	uint8_t wp_keys;
 	/* the EL0 fetch bounds, kept while the vCPU is at EL1 */
 	bool x0_saved;
 	uint64_t x0_lo, x0_hi;

@@ -25,6 +25,7 @@ struct sym {
 static GArray *funcs;		/* struct sym, by address */
 static GArray *bounds;		/* uint64_t: other symbols' addresses */
 static uint64_t addr_vectors, addr_ex_start, addr_ex_stop;
+static uint64_t addr_stack_start, addr_stack_end;
 static uint64_t vbar_slide;
 
 static int sym_cmp(const void *a, const void *b)
@@ -49,6 +50,10 @@ static void keep_by_name(const char *name, uint64_t addr)
 		addr_ex_start = addr;
 	else if (!strcmp(name, "__stop___ex_table"))
 		addr_ex_stop = addr;
+	else if (!strcmp(name, "__start_init_stack"))
+		addr_stack_start = addr;
+	else if (!strcmp(name, "__end_init_stack"))
+		addr_stack_end = addr;
 }
 
 bool sysmap_load(const char *path)
@@ -61,6 +66,8 @@ bool sysmap_load(const char *path)
 		fprintf(stderr, "poe-emu: cannot open sysmap %s\n", path);
 		return false;
 	}
+	addr_vectors = addr_ex_start = addr_ex_stop = 0;
+	addr_stack_start = addr_stack_end = 0;
 	funcs = g_array_new(false, false, sizeof(struct sym));
 	bounds = g_array_new(false, false, sizeof(uint64_t));
 	while (fgets(line, sizeof(line), f)) {
@@ -100,6 +107,10 @@ uint64_t sysmap_addr(const char *name)
 		return addr_ex_start;
 	if (!strcmp(name, "__stop___ex_table"))
 		return addr_ex_stop;
+	if (!strcmp(name, "__start_init_stack"))
+		return addr_stack_start;
+	if (!strcmp(name, "__end_init_stack"))
+		return addr_stack_end;
 	return 0;
 }
 

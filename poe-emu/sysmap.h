@@ -2,8 +2,8 @@
  * sysmap.h - the guest kernel's System.map (option sysmap=FILE)
  *
  * Loaded once, at install, for strict mode's reports and for the window
- * attribution (window.c): the kernel's functions by address, and the few
- * symbols the plugin needs by name. Addresses here are the
+ * reports (window.c, store.c): the kernel's functions by address, and the
+ * few symbols the plugin needs by name. Addresses here are the
  * System.map's (link-time); the kernel runs them shifted by its KASLR
  * slide, which is VBAR_EL1 minus "vectors".
  */
@@ -20,8 +20,9 @@ bool sysmap_load(const char *path);
 bool sysmap_loaded(void);
 
 /*
- * The address of "vectors", "__start___ex_table" or "__stop___ex_table"
- * (the only names kept), 0 if the System.map lacks it.
+ * The address of "vectors", "__start___ex_table", "__stop___ex_table",
+ * "__start_init_stack" or "__end_init_stack" (the only names kept), 0 if
+ * the System.map lacks it.
  */
 uint64_t sysmap_addr(const char *name);
 
