@@ -52,12 +52,8 @@ struct caller_table *caller_table_new(const char *line, const char *unit)
 /* the kernel function holding the run-time address addr, or nfuncs */
 static unsigned func_at(const struct caller_table *t, uint64_t addr)
 {
-	uint64_t start, end;
-	long f;
+	long f = sysmap_func_run(addr);
 
-	if (!(addr >> 63))	/* the TTBR0 half: user space */
-		return t->nfuncs;
-	f = sysmap_func(addr - sysmap_slide(), &start, &end);
 	return f < 0 ? t->nfuncs : (unsigned)f;
 }
 

@@ -17,7 +17,8 @@
  *                       callers of the functions that leak into windows
  *   walk.c, policy.c    table walk, soft TLB, the permission decision
  *   tlbmodel.c          the TLB model of the bench (tlb=on)
- *   store.c             stores in page-table windows, by target
+ *   store.c, path.c     stores in page-table windows, by target; the
+ *                       call paths of those to other memory
  *   strict.c, fault.c   strict mode and log, fault delivery
  *   sysreg.c, check.c   system instruction emulation, access/fetch checks
  */

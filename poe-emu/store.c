@@ -33,14 +33,22 @@
  * store whose walk fails is other; one that faults and is retried counts
  * each time, as window.c counts a block left early.
  *
- * Callers: the return address into the caller of the store's function is
- * x30 while x30 points outside that function (a leaf function, or one
- * that has made no call yet), else the frame record's (AAPCS64: [x29 +
- * 8]), which a kernel function that made a call has set up (arm64 builds
- * with frame pointers). Pointer authentication codes are stripped. A
- * tail call names the caller's caller, a function without a frame record
- * that made a call the caller's caller or nothing ("?"); so do stores in
- * a prologue before the frame record is written.
+ * Callers and paths: the return address into the caller of the store's
+ * function is x30 while x30 points outside that function (a leaf
+ * function, or one that has made no call yet), else the frame record's
+ * (AAPCS64: [x29 + 8]), which a kernel function that made a call has set
+ * up (arm64 builds with frame pointers). The functions above come from
+ * the chain of frame records (x29, then each record's saved x29), up to
+ * PATH_DEPTH in all, ending at a return address outside the kernel's
+ * text, at a record no further up the stack than the last, or where
+ * there is none (x29 not a 16-byte aligned kernel address, or not
+ * readable). A function that has set up its frame record but made no
+ * call has its own record first, which holds x30 again: skipped. Pointer
+ * authentication codes are stripped. A tail call names the caller's
+ * caller; a function without a frame record that made a call names the
+ * caller's caller or nothing ("?"), and so does a store in a prologue
+ * before the record is written. caller.c counts the callers, path.c the
+ * paths.
  *
  * Cost: each store in the TTBR1 half gets a conditional callback keyed
  * on the vCPU's window word (struct poe_score): while no window is open
@@ -56,6 +64,7 @@
 #include "store.h"
 #include "caller.h"
 #include "decode.h"
+#include "path.h"
 #include "regs.h"
 #include "state.h"
 #include "sysmap.h"
@@ -74,6 +83,7 @@ static uint64_t *other;		/* per sysmap function; [nfuncs]: "?" */
 static uint64_t n_pgtable, n_stack, n_other;
 static unsigned nfuncs;
 static struct caller_table *callers;
+static struct path_table *paths;
 
 /* THREAD_SIZE, from the init task's stack */
 static uint64_t find_thread_size(void)
@@ -108,6 +118,7 @@ bool store_open(const char *path)
 	nfuncs = sysmap_nfuncs();
 	other = g_new0(uint64_t, nfuncs + 1);
 	callers = caller_table_new("poe-window-store-caller", "stores");
+	paths = path_table_new("poe-window-store-path", "stores");
 	return true;
 }
 
@@ -117,34 +128,50 @@ static uint64_t untag(uint64_t a)
 	return (a >> 55) & 1 ? a | 0xffull << 56 : a & ~(0xffull << 56);
 }
 
-static uint64_t read_u64(uint64_t va, bool *ok)
+/* a frame record at fp: the caller's fp, the return address; false if none */
+static bool read_frame(uint64_t fp, uint64_t rec[2])
 {
 	static __thread GByteArray *buf __attribute__((tls_model("initial-exec")));
-	uint64_t x = 0;
 
+	if (!(fp >> 63) || (fp & 15))	/* a kernel stack, aligned */
+		return false;
 	if (!buf)
 		buf = g_byte_array_new();
 	buf->len = 0;
-	*ok = qemu_plugin_read_memory_vaddr(va, buf, 8) && buf->len == 8;
-	if (*ok)
-		memcpy(&x, buf->data, 8);	/* little-endian both */
-	return x;
+	if (!qemu_plugin_read_memory_vaddr(fp, buf, 16) || buf->len != 16)
+		return false;
+	memcpy(rec, buf->data, 16);	/* little-endian both */
+	return true;
 }
 
-/* the return address into the caller of the store's function (above) */
-static uint64_t return_address(struct poe_vcpu *v, const struct store_insn *si)
+/*
+ * The return addresses of the functions above the store's, its caller's
+ * first (see "Callers" above), into ret: how many, at most PATH_DEPTH.
+ */
+static unsigned return_addresses(struct poe_vcpu *v,
+				 const struct store_insn *si, uint64_t *ret)
 {
 	uint64_t lr = poe_strip_pac(v, poe_gpr_read(v->index, 30, false));
-	uint64_t at = lr - sysmap_slide(), fp;
-	bool ok;
+	uint64_t fp = poe_gpr_read(v->index, 29, false), at, rec[2];
+	bool leaf, first = true;
+	unsigned n = 0;
 
-	if (at < si->start || at >= si->end)
-		return lr;
-	fp = poe_gpr_read(v->index, 29, false);
-	if (!fp)
-		return 0;
-	lr = read_u64(fp + 8, &ok);
-	return ok ? poe_strip_pac(v, lr) : 0;
+	at = lr - sysmap_slide();
+	leaf = at < si->start || at >= si->end;
+	if (leaf)
+		ret[n++] = lr;
+	while (n < PATH_DEPTH && (!n || ret[n - 1] >> 63) &&
+	       read_frame(fp, rec)) {
+		uint64_t r = poe_strip_pac(v, rec[1]);
+
+		if (!(first && leaf && r == lr))	/* not its own */
+			ret[n++] = r;
+		first = false;
+		if (rec[0] <= fp)	/* not further up the stack */
+			break;
+		fp = rec[0];
+	}
+	return n;
 }
 
 /* the first byte the store writes; false if it writes none */
@@ -168,7 +195,8 @@ static void store_exec(unsigned vcpu, void *ud)
 	const struct store_insn *si = ud;
 	struct poe_vcpu *v = poe_vcpu(vcpu);
 	const struct poe_tlb_entry *e;
-	uint64_t ea, sp;
+	uint64_t ea, sp, ret[PATH_DEPTH];
+	unsigned n;
 
 	if (v->redirect || !target(vcpu, &si->d, &ea))
 		return;
@@ -185,8 +213,11 @@ static void store_exec(unsigned vcpu, void *ud)
 	__atomic_fetch_add(&n_other, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&other[si->fn < 0 ? nfuncs : (unsigned long)si->fn],
 			   1, __ATOMIC_RELAXED);
-	if (si->fn >= 0)
-		caller_add(callers, si->fn, return_address(v, si));
+	if (si->fn < 0)
+		return;
+	n = return_addresses(v, si, ret);
+	caller_add(callers, si->fn, n ? ret[0] : 0);
+	path_add(paths, si->fn, ret, n);
 }
 
 void store_instrument_insn(struct qemu_plugin_insn *insn, uint32_t word,
@@ -235,6 +266,7 @@ void store_exit(void)
 	/* their callers, in the order of their lines above */
 	caller_write(callers, out, (const char *const *)names->pdata,
 		     names->len);
+	path_write(paths, out, (const char *const *)names->pdata, names->len);
 	g_ptr_array_free(names, true);
 	g_ptr_array_free(rows, true);
 	fclose(out);

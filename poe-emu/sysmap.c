@@ -242,3 +242,12 @@ uint64_t sysmap_slide(void)
 {
 	return __atomic_load_n(&vbar_slide, __ATOMIC_RELAXED);
 }
+
+long sysmap_func_run(uint64_t addr)
+{
+	uint64_t start, end;
+
+	if (!(addr >> 63))
+		return -1;
+	return sysmap_func(addr - sysmap_slide(), &start, &end);
+}

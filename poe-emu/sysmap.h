@@ -61,4 +61,10 @@ GPtrArray *sysmap_rows(const uint64_t *counts);
 void sysmap_set_vbar(uint64_t vbar);
 uint64_t sysmap_slide(void);
 
+/*
+ * The function that holds the run-time address addr (the slide taken
+ * off), -1 if none or if addr is in the TTBR0 half (user space).
+ */
+long sysmap_func_run(uint64_t addr);
+
 #endif

@@ -53,7 +53,7 @@
 #define PT1	(KD + 0x0000)		/* a page of key 1 */
 #define PT2	(KD + 0x1000)		/* a page of key 2 */
 #define DATA	(KD + 0x2000)		/* key 0 */
-#define FRAME	(KD + 0x3000)		/* a frame record, in the fake RAM */
+#define FRAME	(KD + 0x3000)		/* frame records, in the fake RAM */
 #define STACK	0xffff000000300000ull	/* a 32K-aligned stack region */
 #define VEC	0xffff000000000800ull	/* vectors, run-time */
 #define U	0x0000000000400000ull	/* user text */
@@ -89,6 +89,7 @@ static void write_map(char *path, bool init_stack)
 	sym(f, K + 0x500, 'T', "kpkeys_fn");
 	sym(f, K + 0x600, 'T', "memset");
 	sym(f, K + 0x700, 't', "noframe_fn");
+	sym(f, K + 0x800, 't', "framed_fn");
 	if (init_stack) {
 		sym(f, K + 0x1000, 'D', "__start_init_stack");
 		sym(f, K + 0x1000, 'D', "init_stack");
@@ -168,6 +169,31 @@ static void poe_on(void)
 	fake_exec(0, K + 0x508, MSR_TCR2_X4);
 }
 
+/* a frame record at va: the caller's frame pointer, its return address */
+static void frame(uint64_t va, uint64_t fp, uint64_t lr)
+{
+	fake_wr64(va % FAKE_MEM, fp);
+	fake_wr64((va + 8) % FAKE_MEM, lr);
+}
+
+/*
+ * The frames above a function called from caller_a: caller_a's (return
+ * to caller_b, with a PAC), caller_b's (to kpkeys_fn), kpkeys_fn's (to
+ * caller_a), caller_a's (to store_fn: past PATH_DEPTH); one that returns
+ * to user space; one whose caller's is below it, returning to memset; a
+ * function's own, returning (with a PAC) to caller_a as its x30 does.
+ */
+static void frames(void)
+{
+	frame(FRAME, FRAME + 0x100, 0x12b5000000100310ull);
+	frame(FRAME + 0x100, FRAME + 0x200, K + 0x520);
+	frame(FRAME + 0x200, FRAME + 0x280, K + 0x204);
+	frame(FRAME + 0x280, 0, K + 0x8);
+	frame(FRAME + 0x300, 0, U + 0x10);
+	frame(FRAME + 0x400, FRAME + 0x100, K + 0x604);
+	frame(FRAME - 0x100, FRAME, 0x3ac5000000100208ull);
+}
+
 /* a store to x2 at pc on vCPU 0: the callbacks it ran */
 static unsigned st(uint64_t pc, uint32_t word, uint64_t x2)
 {
@@ -203,14 +229,26 @@ static const char expected[] =
 	"poe-window-store: fn=dup_fn stores=2\n"
 	"poe-window-store: fn=store_fn stores=2\n"
 	"poe-window-store: fn=? stores=1\n"
+	"poe-window-store: fn=framed_fn stores=1\n"
 	"poe-window-store: fn=noframe_fn stores=1\n"
 	"poe-window-store: fn=nonleaf_fn stores=1\n"
-	"poe-window-stores-total: pgtable=1 stack=3 other=13 other_fns=6\n"
+	"poe-window-stores-total: pgtable=1 stack=3 other=14 other_fns=7\n"
 	"poe-window-store-caller: fn=memset caller=caller_a stores=6\n"
 	"poe-window-store-caller: fn=dup_fn caller=caller_b stores=2\n"
 	"poe-window-store-caller: fn=store_fn caller=caller_a stores=2\n"
+	"poe-window-store-caller: fn=framed_fn caller=caller_a stores=1\n"
 	"poe-window-store-caller: fn=noframe_fn caller=? stores=1\n"
-	"poe-window-store-caller: fn=nonleaf_fn caller=caller_b stores=1\n";
+	"poe-window-store-caller: fn=nonleaf_fn caller=caller_b stores=1\n"
+	"poe-window-store-path: fn=memset path=caller_a<caller_b<kpkeys_fn<"
+	"caller_a stores=6\n"
+	"poe-window-store-path: fn=dup_fn path=caller_b<? stores=1\n"
+	"poe-window-store-path: fn=dup_fn path=caller_b<memset stores=1\n"
+	"poe-window-store-path: fn=store_fn path=caller_a stores=2\n"
+	"poe-window-store-path: fn=framed_fn path=caller_a<caller_b<"
+	"kpkeys_fn<caller_a stores=1\n"
+	"poe-window-store-path: fn=noframe_fn path=? stores=1\n"
+	"poe-window-store-path: fn=nonleaf_fn path=caller_b<kpkeys_fn<"
+	"caller_a<store_fn stores=1\n";
 
 static void classify(void)
 {
@@ -222,6 +260,7 @@ static void classify(void)
 	snprintf(opts, sizeof(opts), "window_stores=%s,sysmap=%s", out,
 		 map_path);
 	setup(opts);
+	frames();
 
 	n = st(K + 0x10, STR_X1_X2, DATA);	/* overlay off */
 	check(n == 0, "overlay off: no callback runs for a store");
@@ -245,6 +284,7 @@ static void classify(void)
 	fake_cpus[0].sp = STACK + 0x7000;
 
 	/* every store class, in memset, a leaf called from caller_a */
+	fake_cpus[0].x[29] = FRAME;		/* caller_a's frame */
 	fake_cpus[0].x[5] = 64;
 	st(K + 0x600, STP_X1_X3_X2, DATA);
 	st(K + 0x604, LDADD_X1_X3_X2, DATA);
@@ -261,15 +301,21 @@ static void classify(void)
 	/* nonleaf_fn after a call: caller_b from the frame record, PAC'd */
 	fake_cpus[0].x[30] = K + 0x120;
 	fake_cpus[0].x[29] = FRAME;
-	fake_wr64((FRAME + 8) % FAKE_MEM, 0x12b5000000100310ull);
 	st(K + 0x140, STR_X1_X2, DATA);
+	/* framed_fn before its first call: its own record, skipped */
+	fake_cpus[0].x[30] = K + 0x208;
+	fake_cpus[0].x[29] = FRAME - 0x100;
+	st(K + 0x810, STR_X1_X2, DATA);
 	/* noframe_fn after a call, x29 0: no caller */
 	fake_cpus[0].x[30] = K + 0x710;
 	fake_cpus[0].x[29] = 0;
 	st(K + 0x740, STR_X1_X2, DATA);
-	/* two static dup_fn, called from caller_b */
+	/* two static dup_fn, called from caller_b; the path ends in user
+	 * space, or at a frame record below the last one */
 	fake_cpus[0].x[30] = K + 0x304;
+	fake_cpus[0].x[29] = FRAME + 0x300;
 	st(K + 0x400, STR_X1_X2, DATA);
+	fake_cpus[0].x[29] = FRAME + 0x400;
 	st(K + 0x480, STR_X1_X2, DATA);
 	/* past the image (a module): "?", no caller */
 	st(K + 0x20000, STR_X1_X2, DATA);
@@ -290,6 +336,9 @@ static void classify(void)
 	      "CPYFP, LDR, PRFM");
 	check(strstr(text, "fn=nonleaf_fn caller=caller_b ") != NULL,
 	      "after a call: the caller from the frame record, PAC stripped");
+	check(strstr(text, "fn=memset path=caller_a<caller_b<kpkeys_fn<"
+			   "caller_a ") != NULL,
+	      "a leaf's path: x30, then the frame records, PATH_DEPTH long");
 	check(!strcmp(text, expected),
 	      "by function, \"?\" past the image, callers, order, exact file");
 	unlink(out);
