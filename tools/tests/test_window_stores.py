@@ -22,6 +22,9 @@ poe-window-store-caller: fn=memset caller=b stores=50
 poe-window-store-caller: fn=memset caller=c stores=10
 poe-window-store-caller: fn=__flush_tlb_range.constprop.0 caller=change_protection stores=12
 poe-window-store-caller: fn=percpu_counter_add caller=? stores=7
+poe-window-store-path: fn=memset path=pte_alloc_one<__pte_alloc<do_anonymous_page stores=4000
+poe-window-store-path: fn=memset path=pte_alloc_one<__pte_alloc<copy_page_range stores=1000
+poe-window-store-path: fn=percpu_counter_add path=? stores=7
 """
 
 
@@ -45,20 +48,31 @@ class Report(unittest.TestCase):
         lines = r.stdout.splitlines()
         self.assertEqual(lines[0], "window stores to other memory (hardened boot): "
                                    "pgtable=182003 stack=90211 other=5142 other_fns=4")
-        self.assertEqual(lines[1], "  memset stores=5120 (callers: pte_alloc_one 5000, a 60, "
-                                   "b 50, +1 more) unreviewed")
-        self.assertEqual(lines[2], "  __flush_tlb_range.constprop.0 stores=12 "
-                                   "(callers: change_protection 12)")
-        self.assertEqual(lines[3], "  percpu_counter_add stores=7 (callers: ? 7)")
-        self.assertEqual(lines[4], "  ? stores=3 unreviewed")
-        self.assertEqual(lines[5], "window stores: 2 of 4 functions unreviewed "
-                                   "(not in tools/window-stores), 5123 of 5142 stores")
+        self.assertEqual(lines[1:], [
+            "  memset stores=5120 (callers: pte_alloc_one 5000, a 60, b 50, +1 more) unreviewed",
+            "      main path: pte_alloc_one<__pte_alloc<do_anonymous_page (4000)",
+            "  __flush_tlb_range.constprop.0 stores=12 (callers: change_protection 12)",
+            "  percpu_counter_add stores=7 (callers: ? 7)",
+            "      main path: ? (7)",
+            "  ? stores=3 unreviewed",
+            "window stores: 2 of 4 functions unreviewed (not in tools/window-stores), "
+            "5123 of 5142 stores"])
 
     def test_a_name_is_no_prefix(self):
         r = self.report(STORES, "mem\npercpu_counter\n")
         self.assertIn("  memset stores=5120 (callers: pte_alloc_one 5000, a 60, b 50, "
                       "+1 more) unreviewed\n", r.stdout)
         self.assertIn("  percpu_counter_add stores=7 (callers: ? 7) unreviewed\n", r.stdout)
+
+    def test_forty_functions_then_the_unreviewed_names(self):
+        fns = "".join(f"poe-window-store: fn=f{i} stores={100 - i}\n" for i in range(43))
+        r = self.report(fns + "poe-window-stores-total: pgtable=1 stack=1 other=3397 other_fns=43\n",
+                        "f41 # a global counter\n")
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[40], "  f39 stores=61 unreviewed")
+        self.assertEqual(lines[41], "  unreviewed after the first 40: f40 f42")
+        self.assertEqual(lines[42], "window stores: 42 of 43 functions unreviewed "
+                                    "(not in tools/window-stores), 3338 of 3397 stores")
 
     def test_no_stores_in_windows(self):
         r = self.report("poe-window-stores-total: pgtable=10 stack=5 other=0 other_fns=0\n", "")
