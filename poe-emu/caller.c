@@ -33,10 +33,13 @@ struct caller_table {
 	GMutex lock;
 	GHashTable *pairs;	/* struct pair, by key; NULL once written */
 	unsigned nfuncs;	/* caller nfuncs: "?" */
-	const char *line, *unit;
+	const char *line, *key, *unit;
+	const char *(*name)(unsigned id);	/* NULL: callers */
 };
 
-struct caller_table *caller_table_new(const char *line, const char *unit)
+struct caller_table *caller_table_new_by(const char *line, const char *key,
+					 const char *unit,
+					 const char *(*name)(unsigned id))
 {
 	struct caller_table *t = g_new0(struct caller_table, 1);
 
@@ -45,8 +48,15 @@ struct caller_table *caller_table_new(const char *line, const char *unit)
 					 g_free);
 	t->nfuncs = sysmap_nfuncs();
 	t->line = line;
+	t->key = key;
 	t->unit = unit;
+	t->name = name;
 	return t;
+}
+
+struct caller_table *caller_table_new(const char *line, const char *unit)
+{
+	return caller_table_new_by(line, "caller", unit, NULL);
 }
 
 /* the kernel function holding the run-time address addr, or nfuncs */
@@ -59,7 +69,12 @@ static unsigned func_at(const struct caller_table *t, uint64_t addr)
 
 void caller_add(struct caller_table *t, unsigned fn, uint64_t ret)
 {
-	gint64 key = (gint64)fn << 32 | func_at(t, ret);
+	caller_add_id(t, fn, func_at(t, ret));
+}
+
+void caller_add_id(struct caller_table *t, unsigned fn, unsigned id)
+{
+	gint64 key = (gint64)fn << 32 | id;
 	struct pair *p;
 
 	g_mutex_lock(&t->lock);
@@ -97,10 +112,11 @@ static int row_cmp(const void *a, const void *b)
 	return strcmp(x->caller, y->caller);
 }
 
-static const char *caller_name(const struct caller_table *t,
-			       unsigned caller)
+static const char *caller_name(const struct caller_table *t, unsigned id)
 {
-	return caller < t->nfuncs ? sysmap_func_name(caller) : "?";
+	if (t->name)
+		return t->name(id);
+	return id < t->nfuncs ? sysmap_func_name(id) : "?";
 }
 
 /* the pairs of the functions in rank (name -> rank), one row per names */
@@ -161,8 +177,8 @@ void caller_write(struct caller_table *t, FILE *out, const char *const *fns,
 	for (i = 0; i < rows->len; i++) {
 		const struct caller_row *r = g_ptr_array_index(rows, i);
 
-		fprintf(out, "%s: fn=%s caller=%s %s=%llu\n", t->line,
-			fns[r->rank - 1], r->caller, t->unit,
+		fprintf(out, "%s: fn=%s %s=%s %s=%llu\n", t->line,
+			fns[r->rank - 1], t->key, r->caller, t->unit,
 			(unsigned long long)r->n);
 	}
 	g_ptr_array_free(rows, true);

@@ -10,7 +10,8 @@
  *   LINE: fn=NAME caller=NAME UNIT=N
  * e.g. "poe-window-caller: fn=NAME caller=NAME calls=N"; caller "?"
  * when the address is outside the kernel's text (user space, a module,
- * BPF).
+ * BPF). Or pairs of a function and an id its owner names
+ * (caller_table_new_by(): target.c's targets).
  */
 #ifndef POE_CALLER_H
 #define POE_CALLER_H
@@ -27,10 +28,22 @@ struct caller_table;
 struct caller_table *caller_table_new(const char *line, const char *unit);
 
 /*
+ * The same table for pairs of a function and something else, an id that
+ * name() names at exit: lines "LINE: fn=NAME KEY=name(id) UNIT=N" (ids
+ * of one name added up). target.c's targets of stores, for one.
+ */
+struct caller_table *caller_table_new_by(const char *line, const char *key,
+					 const char *unit,
+					 const char *(*name)(unsigned id));
+
+/*
  * Run time, from a callback on any vCPU: function fn (an index of
  * sysmap_func()) returns to the run-time address ret.
  */
 void caller_add(struct caller_table *t, unsigned fn, uint64_t ret);
+
+/* Run time, on any vCPU: count the pair (fn, id) */
+void caller_add_id(struct caller_table *t, unsigned fn, unsigned id);
 
 /*
  * Write the lines of the functions named in fns, in that order (names:

@@ -17,8 +17,8 @@
  *                       callers of the functions that leak into windows
  *   walk.c, policy.c    table walk, soft TLB, the permission decision
  *   tlbmodel.c          the TLB model of the bench (tlb=on)
- *   store.c, path.c     stores in page-table windows, by target; the
- *                       call paths of those to other memory
+ *   store.c, path.c,    stores in page-table windows, by target; the
+ *   target.c            call paths and targets of those to other memory
  *   strict.c, fault.c   strict mode and log, fault delivery
  *   sysreg.c, check.c   system instruction emulation, access/fetch checks
  */
@@ -97,6 +97,11 @@ static void vcpu_init(unsigned vcpu, void *ud)
 		fprintf(stderr, "poe-emu: bbm=%d: QEMU lists no "
 			"ID_AA64MMFR2_EL1, its MRS is left as it is\n",
 			poe_opts.bbm);
+	if (vcpu == 0 && poe_opts.window_stores &&
+	    (!poe_reg_found(R_TPIDR_EL1) || !poe_reg_found(R_SP_EL0)))
+		fprintf(stderr, "poe-emu: window_stores=: QEMU lists no "
+			"TPIDR_EL1 or no SP_EL0: no store is found to a "
+			"per-CPU variable or to the current task\n");
 	g_mutex_unlock(&init_lock);
 	poe_vcpu(vcpu)->index = vcpu;
 	poe_vcpu_reset(poe_vcpu(vcpu));

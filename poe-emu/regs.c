@@ -71,15 +71,19 @@ static const char *const reg_names[R_NUM] = {
 	[R_DCZID_EL0] = "DCZID_EL0", [R_CPSR] = "cpsr", [R_SP] = "sp",
 	[R_ELR_EL1] = "ELR_EL1", [R_SPSR_EL1] = "SPSR_EL1", [R_PC] = "pc",
 	[R_ID_AA64MMFR2_EL1] = "ID_AA64MMFR2_EL1",
+	[R_TPIDR_EL1] = "TPIDR_EL1", [R_SP_EL0] = "SP_EL0",
 };
 
 /*
  * Optional: DCZID_EL0 (the ZVA size defaults to 64), ID_AA64MMFR2_EL1
- * (only bbm= needs it; plugin.c says so if it lacks).
+ * (only bbm= needs it; plugin.c says so if it lacks), TPIDR_EL1 and
+ * SP_EL0 (only window_stores= reads them: Linux's per-CPU offset and
+ * current task at EL1; plugin.c says so).
  */
 static bool reg_optional(enum poe_reg_id id)
 {
-	return id == R_DCZID_EL0 || id == R_ID_AA64MMFR2_EL1;
+	return id == R_DCZID_EL0 || id == R_ID_AA64MMFR2_EL1 ||
+	       id == R_TPIDR_EL1 || id == R_SP_EL0;
 }
 
 bool poe_regs_init(bool verbose, unsigned max_vcpus, bool fastregs)

@@ -21,7 +21,8 @@
  *   needs no walk.
  * - other: everything else, counted by the kernel function of the store
  *   (found at translation, as in window.c; "?" outside the kernel's
- *   text), and by that function's caller (caller.c).
+ *   text), by that function's caller (caller.c) and call path (path.c),
+ *   and by the kind of address it writes (target.c).
  *
  * The target of a store is its first byte, at the address the checks
  * compute (check.c): an STP, a DC ZVA block or an atomic counts once,
@@ -54,9 +55,9 @@
  * on the vCPU's window word (struct poe_score): while no window is open
  * only the gate runs, and nothing is instrumented without the option.
  * In a window: register reads; for a store off the stack, a soft TLB
- * lookup (a walk if it misses); for one to other memory, a counter, a
- * System.map lookup, maybe a guest memory read and a table update under
- * caller.c's lock.
+ * lookup (a walk if it misses); for one to other memory, a counter, one
+ * or two system register reads, a System.map lookup per frame, up to
+ * four guest memory reads and three table updates, each under its lock.
  */
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,7 @@
 #include "regs.h"
 #include "state.h"
 #include "sysmap.h"
+#include "target.h"
 #include "walk.h"
 
 /* a store instrumented at translation */
@@ -119,6 +121,7 @@ bool store_open(const char *path)
 	other = g_new0(uint64_t, nfuncs + 1);
 	callers = caller_table_new("poe-window-store-caller", "stores");
 	paths = path_table_new("poe-window-store-path", "stores");
+	target_init();
 	return true;
 }
 
@@ -131,7 +134,8 @@ static uint64_t untag(uint64_t a)
 /* a frame record at fp: the caller's fp, the return address; false if none */
 static bool read_frame(uint64_t fp, uint64_t rec[2])
 {
-	static __thread GByteArray *buf __attribute__((tls_model("initial-exec")));
+	static __thread GByteArray *buf
+		__attribute__((tls_model("initial-exec")));
 
 	if (!(fp >> 63) || (fp & 15))	/* a kernel stack, aligned */
 		return false;
@@ -215,6 +219,7 @@ static void store_exec(unsigned vcpu, void *ud)
 			   1, __ATOMIC_RELAXED);
 	if (si->fn < 0)
 		return;
+	target_add(si->fn, ea);
 	n = return_addresses(v, si, ret);
 	caller_add(callers, si->fn, n ? ret[0] : 0);
 	path_add(paths, si->fn, ret, n);
@@ -266,6 +271,7 @@ void store_exit(void)
 	/* their callers, in the order of their lines above */
 	caller_write(callers, out, (const char *const *)names->pdata,
 		     names->len);
+	target_write(out, (const char *const *)names->pdata, names->len);
 	path_write(paths, out, (const char *const *)names->pdata, names->len);
 	g_ptr_array_free(names, true);
 	g_ptr_array_free(rows, true);

@@ -13,6 +13,8 @@
  *   poe-window-stores-total: pgtable=N stack=N other=N other_fns=N
  * then who called those functions (caller.h), in the order of their lines:
  *   poe-window-store-caller: fn=NAME caller=NAME stores=N
+ * then where they go (target.h), in the same order:
+ *   poe-window-store-target: fn=NAME target=TARGET stores=N
  * then their call paths (path.h), in the same order:
  *   poe-window-store-path: fn=NAME path=CALLER<CALLER'S CALLER<... stores=N
  */

@@ -4,10 +4,10 @@
  * Lines are "ADDRESS TYPE NAME". Functions are the text symbols: t and T,
  * and W (weak symbols, which in a kernel are weak functions); a function
  * runs up to the next symbol. Every other symbol with an address (data,
- * read-only data, the end of the image...) is kept as a boundary only,
- * so that an address past the kernel's text, or in data between
- * functions, is in no function rather than in the one before it; strict
- * mode's reports still name the function before (sysmap_name()).
+ * read-only data, the end of the image...) is an object, and a boundary
+ * of functions, so that an address past the kernel's text, or in data
+ * between functions, is in no function rather than in the one before it;
+ * strict mode's reports still name the function before (sysmap_name()).
  * Absolute (a, A) and undefined weak (w) symbols place nothing.
  */
 #include <stdio.h>
@@ -23,10 +23,17 @@ struct sym {
 };
 
 static GArray *funcs;		/* struct sym, by address */
-static GArray *bounds;		/* uint64_t: other symbols' addresses */
-static uint64_t addr_vectors, addr_ex_start, addr_ex_stop;
-static uint64_t addr_stack_start, addr_stack_end;
+static GArray *objs;		/* struct sym: the other symbols, by address */
 static uint64_t vbar_slide;
+
+/* the symbols sysmap_addr() knows, and their addresses */
+static const char *const kept[] = {
+	"vectors", "__start___ex_table", "__stop___ex_table",
+	"__start_init_stack", "__end_init_stack", "_text", "_end",
+	"__per_cpu_start", "__per_cpu_end", "init_task",
+};
+#define NKEPT (sizeof(kept) / sizeof(kept[0]))
+static uint64_t kept_addr[NKEPT];
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -35,25 +42,13 @@ static int sym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int u64_cmp(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
-}
-
 static void keep_by_name(const char *name, uint64_t addr)
 {
-	if (!strcmp(name, "vectors"))
-		addr_vectors = addr;
-	else if (!strcmp(name, "__start___ex_table"))
-		addr_ex_start = addr;
-	else if (!strcmp(name, "__stop___ex_table"))
-		addr_ex_stop = addr;
-	else if (!strcmp(name, "__start_init_stack"))
-		addr_stack_start = addr;
-	else if (!strcmp(name, "__end_init_stack"))
-		addr_stack_end = addr;
+	unsigned i;
+
+	for (i = 0; i < NKEPT; i++)
+		if (!strcmp(name, kept[i]))
+			kept_addr[i] = addr;
 }
 
 bool sysmap_load(const char *path)
@@ -66,10 +61,9 @@ bool sysmap_load(const char *path)
 		fprintf(stderr, "poe-emu: cannot open sysmap %s\n", path);
 		return false;
 	}
-	addr_vectors = addr_ex_start = addr_ex_stop = 0;
-	addr_stack_start = addr_stack_end = 0;
+	memset(kept_addr, 0, sizeof(kept_addr));
 	funcs = g_array_new(false, false, sizeof(struct sym));
-	bounds = g_array_new(false, false, sizeof(uint64_t));
+	objs = g_array_new(false, false, sizeof(struct sym));
 	while (fgets(line, sizeof(line), f)) {
 		struct sym s;
 
@@ -78,19 +72,13 @@ bool sysmap_load(const char *path)
 		keep_by_name(name, addr);
 		if (strchr("aAw", type))
 			continue;
-		if (!strchr("tTW", type)) {
-			uint64_t a = addr;
-
-			g_array_append_val(bounds, a);
-			continue;
-		}
 		s.addr = addr;
 		s.name = g_strdup(name);
-		g_array_append_val(funcs, s);
+		g_array_append_val(strchr("tTW", type) ? funcs : objs, s);
 	}
 	fclose(f);
 	g_array_sort(funcs, sym_cmp);	/* stable: aliases in file order */
-	g_array_sort(bounds, u64_cmp);
+	g_array_sort(objs, sym_cmp);
 	return true;
 }
 
@@ -101,28 +89,23 @@ bool sysmap_loaded(void)
 
 uint64_t sysmap_addr(const char *name)
 {
-	if (!strcmp(name, "vectors"))
-		return addr_vectors;
-	if (!strcmp(name, "__start___ex_table"))
-		return addr_ex_start;
-	if (!strcmp(name, "__stop___ex_table"))
-		return addr_ex_stop;
-	if (!strcmp(name, "__start_init_stack"))
-		return addr_stack_start;
-	if (!strcmp(name, "__end_init_stack"))
-		return addr_stack_end;
+	unsigned i;
+
+	for (i = 0; i < NKEPT; i++)
+		if (!strcmp(name, kept[i]))
+			return kept_addr[i];
 	return 0;
 }
 
-/* index of the last function at or before addr, -1 if none */
-static long last_func(uint64_t addr)
+/* index of the last symbol of syms at or before addr, -1 if none */
+static long last_sym(GArray *syms, uint64_t addr)
 {
-	long lo = 0, hi = funcs ? (long)funcs->len : 0, best = -1;
+	long lo = 0, hi = syms ? (long)syms->len : 0, best = -1;
 
 	while (lo < hi) {
 		long mid = (lo + hi) / 2;
 
-		if (g_array_index(funcs, struct sym, mid).addr <= addr) {
+		if (g_array_index(syms, struct sym, mid).addr <= addr) {
 			best = mid;
 			lo = mid + 1;
 		} else {
@@ -132,25 +115,9 @@ static long last_func(uint64_t addr)
 	return best;
 }
 
-/* index of the first boundary after addr (bounds->len if none) */
-static unsigned next_bound(uint64_t addr)
-{
-	unsigned lo = 0, hi = bounds ? bounds->len : 0;
-
-	while (lo < hi) {
-		unsigned mid = (lo + hi) / 2;
-
-		if (g_array_index(bounds, uint64_t, mid) <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 const char *sysmap_name(uint64_t addr, uint64_t *off)
 {
-	long i = last_func(addr);
+	long i = last_sym(funcs, addr);
 	const struct sym *s;
 
 	if (i < 0)
@@ -162,17 +129,16 @@ const char *sysmap_name(uint64_t addr, uint64_t *off)
 
 long sysmap_func(uint64_t addr, uint64_t *start, uint64_t *end)
 {
-	long i = last_func(addr);
-	unsigned b = next_bound(addr);
+	long i = last_sym(funcs, addr), b = last_sym(objs, addr);
 	uint64_t fstart = i < 0 ? 0 : g_array_index(funcs, struct sym, i).addr;
-	uint64_t bound = b ? g_array_index(bounds, uint64_t, b - 1) : 0;
+	uint64_t bound = b < 0 ? 0 : g_array_index(objs, struct sym, b).addr;
 	uint64_t fnext = (unsigned long)(i + 1) < funcs->len ?
 			 g_array_index(funcs, struct sym, i + 1).addr : ~0ull;
-	uint64_t bnext = b < bounds->len ?
-			 g_array_index(bounds, uint64_t, b) : ~0ull;
+	uint64_t bnext = (unsigned long)(b + 1) < objs->len ?
+			 g_array_index(objs, struct sym, b + 1).addr : ~0ull;
 
 	/* a function and a boundary at one address: the function */
-	if (i >= 0 && !(b && bound > fstart)) {
+	if (i >= 0 && !(b >= 0 && bound > fstart)) {
 		*start = fstart;
 		*end = MIN(fnext, bnext);
 		return i;
@@ -191,6 +157,29 @@ unsigned sysmap_nfuncs(void)
 const char *sysmap_func_name(unsigned i)
 {
 	return g_array_index(funcs, struct sym, i).name;
+}
+
+long sysmap_obj(uint64_t addr)
+{
+	return last_sym(objs, addr);
+}
+
+const char *sysmap_obj_name(unsigned i)
+{
+	return g_array_index(objs, struct sym, i).name;
+}
+
+uint64_t sysmap_obj_end(unsigned i)
+{
+	unsigned j;
+
+	for (j = i + 1; j < objs->len; j++) {
+		uint64_t a = g_array_index(objs, struct sym, j).addr;
+
+		if (a > g_array_index(objs, struct sym, i).addr)
+			return a;
+	}
+	return 0;
 }
 
 /* most first, then by name: the same run, the same file */
@@ -233,9 +222,10 @@ GPtrArray *sysmap_rows(const uint64_t *counts)
 
 void sysmap_set_vbar(uint64_t vbar)
 {
-	if (addr_vectors)
-		__atomic_store_n(&vbar_slide, vbar - addr_vectors,
-				 __ATOMIC_RELAXED);
+	uint64_t vectors = sysmap_addr("vectors");
+
+	if (vectors)
+		__atomic_store_n(&vbar_slide, vbar - vectors, __ATOMIC_RELAXED);
 }
 
 uint64_t sysmap_slide(void)

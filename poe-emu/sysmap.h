@@ -21,8 +21,9 @@ bool sysmap_loaded(void);
 
 /*
  * The address of "vectors", "__start___ex_table", "__stop___ex_table",
- * "__start_init_stack" or "__end_init_stack" (the only names kept), 0 if
- * the System.map lacks it.
+ * "__start_init_stack", "__end_init_stack", "_text", "_end",
+ * "__per_cpu_start", "__per_cpu_end" or "init_task" (the only names
+ * kept), 0 if the System.map lacks it.
  */
 uint64_t sysmap_addr(const char *name);
 
@@ -39,6 +40,15 @@ const char *sysmap_name(uint64_t addr, uint64_t *off);
 long sysmap_func(uint64_t addr, uint64_t *start, uint64_t *end);
 unsigned sysmap_nfuncs(void);
 const char *sysmap_func_name(unsigned i);
+
+/*
+ * Objects: the symbols that are no functions (data, read-only data, the
+ * image's markers). The last one at or before addr, as an index, or -1.
+ */
+long sysmap_obj(uint64_t addr);
+const char *sysmap_obj_name(unsigned i);
+/* where the next object at a higher address starts (0: none) */
+uint64_t sysmap_obj_end(unsigned i);
 
 /* a function name and a count: a line of a report */
 struct sysmap_row {

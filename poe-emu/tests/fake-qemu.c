@@ -35,7 +35,7 @@ static const char *const sys_names[] = {
 	"TCR_EL1", "TTBR0_EL1", "TTBR1_EL1", "SCTLR_EL1", "TCR2_EL1",
 	"PIR_EL1", "PIRE0_EL1", "CPACR_EL1", "ID_AA64MMFR3_EL1", "ESR_EL1",
 	"FAR_EL1", "VBAR_EL1", "DCZID_EL0", "ELR_EL1", "SPSR_EL1",
-	"ID_AA64MMFR1_EL1", "ID_AA64MMFR2_EL1",
+	"ID_AA64MMFR1_EL1", "ID_AA64MMFR2_EL1", "TPIDR_EL1", "SP_EL0",
 };
 #define NSYS (sizeof(sys_names) / sizeof(sys_names[0]))
 /* register handles: 1..31 x0..x30, 32 sp, 33 cpsr, 34 pc, 64 + i sysregs */

@@ -59,6 +59,8 @@
 #define U	0x0000000000400000ull	/* user text */
 #define SLIDE	0x1234000ull		/* run-time minus System.map */
 #define PO(k)	((uint64_t)(k) << 60)
+#define PCPU	0x100000ull		/* vCPU 0's per-CPU offset */
+#define TASK	(KD + 0x4000)		/* the current task, SP_EL0 */
 
 #define CLOSED_KEY1	0x77777737ull	/* key 1 read and execute */
 #define CLOSED_KEY2	0x77777377ull	/* key 2 read and execute */
@@ -80,6 +82,7 @@ static void write_map(char *path, bool init_stack)
 	FILE *f = fdopen(mkstemp(path), "w");
 
 	sym(f, VEC, 'T', "vectors");
+	sym(f, K, 'T', "_text");
 	sym(f, K, 't', "store_fn");
 	sym(f, K + 0x100, 't', "nonleaf_fn");
 	sym(f, K + 0x200, 'T', "caller_a");
@@ -95,6 +98,12 @@ static void write_map(char *path, bool init_stack)
 		sym(f, K + 0x1000, 'D', "init_stack");
 		sym(f, K + 0x9000, 'D', "__end_init_stack");
 	}
+	sym(f, K + 0xa000, 'D', "vm_node_stat");
+	sym(f, K + 0xb000, 'D', "init_task");
+	sym(f, K + 0xb400, 'd', "init_cred");
+	sym(f, K + 0xc000, 'D', "__per_cpu_start");
+	sym(f, K + 0xc100, 'd', "pcpu_var");
+	sym(f, K + 0xd000, 'D', "__per_cpu_end");
 	sym(f, K + 0x10000, 'B', "_end");
 	fclose(f);
 }
@@ -150,6 +159,8 @@ static void setup(const char *opts)
 	map(PT1, PO(1));
 	map(PT2, PO(2));
 	map(DATA, PO(0));
+	*fake_sys(0, "TPIDR_EL1") = PCPU;
+	*fake_sys(0, "SP_EL0") = TASK;
 	fake_cpus[0].x[5] = VEC;		/* the KASLR slide */
 	fake_exec(0, K + 0x540, MSR_VBAR_X5);
 }
@@ -239,6 +250,15 @@ static const char expected[] =
 	"poe-window-store-caller: fn=framed_fn caller=caller_a stores=1\n"
 	"poe-window-store-caller: fn=noframe_fn caller=? stores=1\n"
 	"poe-window-store-caller: fn=nonleaf_fn caller=caller_b stores=1\n"
+	"poe-window-store-target: fn=memset target=dynamic stores=5\n"
+	"poe-window-store-target: fn=memset target=user stores=1\n"
+	"poe-window-store-target: fn=dup_fn target=image:vm_node_stat "
+	"stores=1\n"
+	"poe-window-store-target: fn=dup_fn target=percpu:pcpu_var stores=1\n"
+	"poe-window-store-target: fn=store_fn target=dynamic stores=2\n"
+	"poe-window-store-target: fn=framed_fn target=dynamic stores=1\n"
+	"poe-window-store-target: fn=noframe_fn target=current stores=1\n"
+	"poe-window-store-target: fn=nonleaf_fn target=dynamic stores=1\n"
 	"poe-window-store-path: fn=memset path=caller_a<caller_b<kpkeys_fn<"
 	"caller_a stores=6\n"
 	"poe-window-store-path: fn=dup_fn path=caller_b<? stores=1\n"
@@ -292,7 +312,7 @@ static void classify(void)
 	st(K + 0x60c, DC_ZVA_X2, DATA + 0x48);
 	st(K + 0x610, SETP_X2_X5_X1, DATA);	/* counted once... */
 	st(K + 0x614, SETM_X2_X5_X1, DATA);	/* ...not here */
-	st(K + 0x618, STTR_X1_X2, DATA);
+	st(K + 0x618, STTR_X1_X2, U + 0x100);	/* to user space */
 	fake_cpus[0].x[5] = 0;
 	st(K + 0x61c, CPYFP_X2_X6_X5, DATA);	/* nothing to copy */
 	st(K + 0x620, LDR_X1_X2, DATA);		/* no store */
@@ -305,18 +325,18 @@ static void classify(void)
 	/* framed_fn before its first call: its own record, skipped */
 	fake_cpus[0].x[30] = K + 0x208;
 	fake_cpus[0].x[29] = FRAME - 0x100;
-	st(K + 0x810, STR_X1_X2, DATA);
+	st(K + 0x810, STR_X1_X2, TASK + 0x400);	/* past init_task's size */
 	/* noframe_fn after a call, x29 0: no caller */
 	fake_cpus[0].x[30] = K + 0x710;
 	fake_cpus[0].x[29] = 0;
-	st(K + 0x740, STR_X1_X2, DATA);
+	st(K + 0x740, STR_X1_X2, TASK + 0x10);	/* current */
 	/* two static dup_fn, called from caller_b; the path ends in user
 	 * space, or at a frame record below the last one */
 	fake_cpus[0].x[30] = K + 0x304;
 	fake_cpus[0].x[29] = FRAME + 0x300;
-	st(K + 0x400, STR_X1_X2, DATA);
+	st(K + 0x400, STR_X1_X2, K + 0xa008);	/* a global */
 	fake_cpus[0].x[29] = FRAME + 0x400;
-	st(K + 0x480, STR_X1_X2, DATA);
+	st(K + 0x480, STR_X1_X2, K + 0xc108 + PCPU);	/* per-CPU */
 	/* past the image (a module): "?", no caller */
 	st(K + 0x20000, STR_X1_X2, DATA);
 	/* EL0, and vCPU 1 without a window: not counted */
@@ -336,6 +356,13 @@ static void classify(void)
 	      "CPYFP, LDR, PRFM");
 	check(strstr(text, "fn=nonleaf_fn caller=caller_b ") != NULL,
 	      "after a call: the caller from the frame record, PAC stripped");
+	check(strstr(text, "fn=dup_fn target=image:vm_node_stat ") &&
+	      strstr(text, "fn=dup_fn target=percpu:pcpu_var ") &&
+	      strstr(text, "fn=memset target=user "),
+	      "targets: a global, this CPU's per-CPU variable, user space");
+	check(strstr(text, "fn=noframe_fn target=current ") &&
+	      strstr(text, "fn=framed_fn target=dynamic "),
+	      "target current: SP_EL0's task, init_task's size");
 	check(strstr(text, "fn=memset path=caller_a<caller_b<kpkeys_fn<"
 			   "caller_a ") != NULL,
 	      "a leaf's path: x30, then the frame records, PATH_DEPTH long");
