@@ -22,6 +22,11 @@ poe-window-store-caller: fn=memset caller=b stores=50
 poe-window-store-caller: fn=memset caller=c stores=10
 poe-window-store-caller: fn=__flush_tlb_range.constprop.0 caller=change_protection stores=12
 poe-window-store-caller: fn=percpu_counter_add caller=? stores=7
+poe-window-store-target: fn=memset target=dynamic stores=5000
+poe-window-store-target: fn=memset target=current stores=60
+poe-window-store-target: fn=memset target=image:vm_node_stat stores=50
+poe-window-store-target: fn=memset target=percpu:vm_event_states stores=10
+poe-window-store-target: fn=percpu_counter_add target=current stores=7
 poe-window-store-path: fn=memset path=pte_alloc_one<__pte_alloc<do_anonymous_page stores=4000
 poe-window-store-path: fn=memset path=pte_alloc_one<__pte_alloc<copy_page_range stores=1000
 poe-window-store-path: fn=percpu_counter_add path=? stores=7
@@ -38,8 +43,11 @@ class Report(unittest.TestCase):
                     out.write(stores)
             with open(lst, "w") as out:
                 out.write(listed)
-            return subprocess.run([os.path.join(TOP, "tools", "check"), "--window-stores", f, lst],
-                                  capture_output=True, text=True)
+            r = subprocess.run([os.path.join(TOP, "tools", "check"), "--window-stores", f, lst],
+                               capture_output=True, text=True, cwd=d)
+            # awk's print > "file" writes files: none of those
+            self.assertLessEqual(set(os.listdir(d)), {"stores.txt", "list"})
+            return r
 
     def test_reviewed_by_name_clone_and_prefix(self):
         r = self.report(STORES, "# reviewed\n__flush_tlb_range   # the mm's ASID\n"
@@ -50,9 +58,11 @@ class Report(unittest.TestCase):
                                    "pgtable=182003 stack=90211 other=5142 other_fns=4")
         self.assertEqual(lines[1:], [
             "  memset stores=5120 (callers: pte_alloc_one 5000, a 60, b 50, +1 more) unreviewed",
+            "      targets: dynamic 5000, current 60, image:vm_node_stat 50, +1 more",
             "      main path: pte_alloc_one<__pte_alloc<do_anonymous_page (4000)",
             "  __flush_tlb_range.constprop.0 stores=12 (callers: change_protection 12)",
             "  percpu_counter_add stores=7 (callers: ? 7)",
+            "      targets: current 7",
             "      main path: ? (7)",
             "  ? stores=3 unreviewed",
             "window stores: 2 of 4 functions unreviewed (not in tools/window-stores), "
