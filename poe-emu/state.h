@@ -112,6 +112,7 @@ struct poe_tlb_entry {
 	uint8_t shift;		/* log2 of the size the leaf maps */
 	bool cont_mixed;	/* in a contiguous group of mixed POIndex */
 	bool ng;		/* not global: tagged by ASID (TLB model) */
+	uint64_t pa;		/* the page's physical address (store.c) */
 };
 
 /* A fault being delivered (fault.c). */

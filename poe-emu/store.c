@@ -131,18 +131,24 @@ static uint64_t untag(uint64_t a)
 	return (a >> 55) & 1 ? a | 0xffull << 56 : a & ~(0xffull << 56);
 }
 
-/* a frame record at fp: the caller's fp, the return address; false if none */
-static bool read_frame(uint64_t fp, uint64_t rec[2])
+/*
+ * A frame record at fp: the caller's fp, the return address; false if
+ * none. Through the soft TLB: most records are on pages it holds.
+ */
+static bool read_frame(struct poe_vcpu *v, uint64_t fp, uint64_t rec[2])
 {
 	static __thread GByteArray *buf
 		__attribute__((tls_model("initial-exec")));
+	uint64_t pa;
 
 	if (!(fp >> 63) || (fp & 15))	/* a kernel stack, aligned */
+		return false;
+	if (!poe_va_to_pa(v, fp, &pa))
 		return false;
 	if (!buf)
 		buf = g_byte_array_new();
 	buf->len = 0;
-	if (!qemu_plugin_read_memory_vaddr(fp, buf, 16) || buf->len != 16)
+	if (qemu_plugin_read_memory_hwaddr(pa, buf, 16) || buf->len != 16)
 		return false;
 	memcpy(rec, buf->data, 16);	/* little-endian both */
 	return true;
@@ -165,7 +171,7 @@ static unsigned return_addresses(struct poe_vcpu *v,
 	if (leaf)
 		ret[n++] = lr;
 	while (n < PATH_DEPTH && (!n || ret[n - 1] >> 63) &&
-	       read_frame(fp, rec)) {
+	       read_frame(v, fp, rec)) {
 		uint64_t r = poe_strip_pac(v, rec[1]);
 
 		if (!(first && leaf && r == lr))	/* not its own */

@@ -25,6 +25,7 @@ struct sym {
 static GArray *funcs;		/* struct sym, by address */
 static GArray *objs;		/* struct sym: the other symbols, by address */
 static uint64_t vbar_slide;
+static unsigned load_gen;	/* System.maps loaded so far */
 
 /* the symbols sysmap_addr() knows, and their addresses */
 static const char *const kept[] = {
@@ -62,6 +63,7 @@ bool sysmap_load(const char *path)
 		return false;
 	}
 	memset(kept_addr, 0, sizeof(kept_addr));
+	load_gen++;
 	funcs = g_array_new(false, false, sizeof(struct sym));
 	objs = g_array_new(false, false, sizeof(struct sym));
 	while (fgets(line, sizeof(line), f)) {
@@ -233,11 +235,36 @@ uint64_t sysmap_slide(void)
 	return __atomic_load_n(&vbar_slide, __ATOMIC_RELAXED);
 }
 
+/*
+ * Return addresses repeat (the same call sites, over and over): the
+ * answers for the last run-time addresses, per thread, a direct-mapped
+ * cache checked against the slide and the System.map loaded.
+ */
+#define RUN_CACHE 256
+
+struct run_cache {
+	uint64_t addr, slide;
+	unsigned gen;
+	long f;
+};
+
 long sysmap_func_run(uint64_t addr)
 {
-	uint64_t start, end;
+	static __thread struct run_cache *cache
+		__attribute__((tls_model("initial-exec")));
+	uint64_t slide = sysmap_slide(), start, end;
+	unsigned i = (addr >> 2) % RUN_CACHE;
 
 	if (!(addr >> 63))
 		return -1;
-	return sysmap_func(addr - sysmap_slide(), &start, &end);
+	if (!cache)
+		cache = g_new0(struct run_cache, RUN_CACHE);
+	if (cache[i].addr != addr || cache[i].slide != slide ||
+	    cache[i].gen != load_gen) {
+		cache[i].addr = addr;
+		cache[i].slide = slide;
+		cache[i].gen = load_gen;
+		cache[i].f = sysmap_func(addr - slide, &start, &end);
+	}
+	return cache[i].f;
 }

@@ -181,6 +181,9 @@ bool poe_walk(struct poe_vcpu *v, uint64_t va, struct poe_leaf *leaf)
 	leaf->shift = gshift + (3 - lvl) * stride;
 	leaf->entry_shift = leaf->shift;
 	leaf->slot_pa = slot_pa;
+	leaf->pa = (desc_oa(desc, gshift, ds, pa52) &
+		    ~((1ull << leaf->shift) - 1)) |
+		   (va & ((1ull << leaf->shift) - 1) & ~0xfffull);
 	if ((desc >> 52) & 1) {
 		unsigned n = cont_entries(gshift, lvl);
 
@@ -295,7 +298,18 @@ const struct poe_tlb_entry *poe_tlb_lookup(struct poe_vcpu *v, uint64_t va)
 	e->shift = leaf.shift;
 	e->cont_mixed = leaf.cont_mixed;
 	e->ng = (leaf.desc >> 11) & 1;
+	e->pa = leaf.pa;
 	return e;
+}
+
+bool poe_va_to_pa(struct poe_vcpu *v, uint64_t va, uint64_t *pa)
+{
+	const struct poe_tlb_entry *e = poe_tlb_lookup(v, va);
+
+	if (!e)
+		return false;
+	*pa = e->pa | (va & 0xfff);
+	return true;
 }
 
 /*

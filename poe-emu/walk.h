@@ -16,11 +16,18 @@ struct poe_leaf {
 	unsigned index, entries; /* its index in its table, the table's size */
 	/* strict mode: Contiguous bit set, the group's POIndex not uniform */
 	bool cont_mixed;
+	uint64_t pa;		/* the output address of va's 4K page */
 };
 
 bool poe_walk(struct poe_vcpu *v, uint64_t va, struct poe_leaf *leaf);
 /* the leaf of va, from the soft TLB or a walk; NULL if the walk fails */
 const struct poe_tlb_entry *poe_tlb_lookup(struct poe_vcpu *v, uint64_t va);
+/*
+ * The physical address of va, from the soft TLB or a walk (cheaper than
+ * qemu_plugin_read_memory_vaddr()'s walk where the soft TLB holds it);
+ * false if the walk fails
+ */
+bool poe_va_to_pa(struct poe_vcpu *v, uint64_t va, uint64_t *pa);
 void poe_tlb_flush(struct poe_vcpu *v);
 /* TLBI: local (the issuer's soft TLB), broadcast (every vCPU's) */
 void poe_tlb_invalidate(struct poe_vcpu *v, const struct sys_tlbi_range *r);

@@ -159,6 +159,7 @@ static void setup(const char *opts)
 	map(PT1, PO(1));
 	map(PT2, PO(2));
 	map(DATA, PO(0));
+	map(FRAME, PO(0));
 	*fake_sys(0, "TPIDR_EL1") = PCPU;
 	*fake_sys(0, "SP_EL0") = TASK;
 	fake_cpus[0].x[5] = VEC;		/* the KASLR slide */
@@ -180,11 +181,16 @@ static void poe_on(void)
 	fake_exec(0, K + 0x508, MSR_TCR2_X4);
 }
 
-/* a frame record at va: the caller's frame pointer, its return address */
+/*
+ * A frame record at va, on a page map() mapped: the caller's frame
+ * pointer, its return address
+ */
 static void frame(uint64_t va, uint64_t fp, uint64_t lr)
 {
-	fake_wr64(va % FAKE_MEM, fp);
-	fake_wr64((va + 8) % FAKE_MEM, lr);
+	uint64_t pa = 0x100000 | (va & 0xfffff);
+
+	fake_wr64(pa, fp);
+	fake_wr64(pa + 8, lr);
 }
 
 /*
