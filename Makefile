@@ -14,6 +14,9 @@
 #                         emulation: a kernel build per row (hours; not in check)
 #   make bench            the seed's performance table with exact event counts
 #                         from the emulator, four kernels (bench/README.md)
+#   make debug-check      the hardened kernel with lockdep, KASAN, KFENCE, DEBUG_VM...
+#                         (configs/debug.config) under strict emulation: tests,
+#                         kernel reports (tools/splats), window leaks; CI runs it
 #   make deps             install host packages and the Debian 13 QEMU root
 #
 # Pins: tools/versions. Caches: $(KPKEYS_CACHE) (default ~/.cache/kpkeys).
@@ -22,13 +25,16 @@
 # POE=off boots without the emulator: make run POE=off
 export POE
 
-.PHONY: run check tree series send-check defconfig-build prefixes kunit matrix bench deps clean
+.PHONY: run check debug-check tree series send-check defconfig-build prefixes kunit matrix bench deps clean
 
 run:
 	@tools/run
 
 check:
 	@tools/check
+
+debug-check:
+	@tools/debug-check
 
 tree:
 	@tools/tree
