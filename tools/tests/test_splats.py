@@ -1,5 +1,5 @@
 """tools/splats on a log with one report of each shape: a WARN between its
-cut-here and end-trace markers, a lockdep report, two hits of one
+cut-here and end-trace markers, a user-space line after a report, a lockdep report, two hits of one
 sleeping-in-atomic BUG (one title, counted twice) and an oops followed by
 the panic it causes (one oops, not two)."""
 
@@ -31,8 +31,10 @@ class Splats(unittest.TestCase):
                         'swapper/N/N" (log line 3) ---')
         self.assertTrue(lines[i + 1].endswith("------------[ cut here ]------------"))
         self.assertTrue(lines[i + 6].endswith("---[ end trace 0000000000000000 ]---"))
-        # A report ends where the guest's own lines begin.
+        # A report ends where the guest's own lines begin, and at the
+        # first line without a printk timestamp.
         self.assertNotIn("kpkeys-guest: kselftest-begin x", r.stdout)
+        self.assertNotIn("# a diagnostic line from user space", r.stdout)
 
     def test_clean_log(self):
         with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
