@@ -59,7 +59,8 @@ MACRO = "shell-loop"
 EXTRA = [("mprotect/h:0", "ptes", "PTE"), ("mprotect/h:1", "ptes", "PTE"),
          ("sparse/touch", "pte_tables", "PTE table"),
          ("sparse/munmap", "pte_tables", "PTE table"),
-         ("pagecache/read", "pages", "page")]
+         ("pagecache/read", "pages", "page"),
+         ("ctxsw/pipe", "switches", "context switch")]
 IDLE = "idle/1s"
 BBML3 = "-bbml3"        # suffix of the boots with BBML3 advertised
 TLB_GOAL = 0.005        # issue 33: HEAD's TLB term against baseline, both BBML3

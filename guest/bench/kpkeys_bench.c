@@ -34,6 +34,9 @@
  *       repetition, outside the bracket.
  *   idle/1s   one second asleep: what timer ticks and background work
  *       cost in a row.
+ *   ctxsw/pipe   two processes on CPU 0 pass a byte back and forth over
+ *       two pipes: two switches between address spaces (TTBR0 loads) per
+ *       round trip.
  *   smoke/fork   fork of a 16 MiB region, for make check.
  *
  * Selection on the kernel command line (or in argv[1..]):
@@ -54,6 +57,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -762,6 +766,68 @@ static int row_shell(const struct row *row, unsigned long rep)
 	return 0;
 }
 
+/* ---- context switches between two address spaces ---- */
+
+static int ctxsw_child(int in, int out)
+{
+	char c;
+
+	/* echo every byte until the parent closes its end */
+	while (read(in, &c, 1) == 1) {
+		if (write(out, &c, 1) != 1)
+			return 2;
+	}
+	return 0;
+}
+
+static int row_ctxsw(const struct row *row, unsigned long rep)
+{
+	unsigned long i, n = scaled(row->loops);
+	int to_child[2], to_parent[2], status, rc = 0;
+	cpu_set_t old, cpu0;
+	pid_t pid;
+	char c = 0;
+
+	if (sched_getaffinity(0, sizeof(old), &old))
+		return fail("sched_getaffinity: %s", strerror(errno));
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	/* both tasks on one CPU: every round trip is two context switches */
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0))
+		return fail("sched_setaffinity: %s", strerror(errno));
+	if (pipe(to_child) || pipe(to_parent))
+		return fail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		_exit(ctxsw_child(to_child[0], to_parent[1]));
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	/* one round trip before the row: the child runs and waits */
+	if (pid < 0 || write(to_child[1], &c, 1) != 1 ||
+	    read(to_parent[0], &c, 1) != 1)
+		rc = -1;
+	begin(row, rep);
+	for (i = 0; i < n && !rc; i++) {
+		if (write(to_child[1], &c, 1) != 1 ||
+		    read(to_parent[0], &c, 1) != 1)
+			rc = -1;
+	}
+	end();
+	close(to_child[1]);
+	if (pid > 0 && (waitpid(pid, &status, 0) != pid ||
+			!WIFEXITED(status) || WEXITSTATUS(status)))
+		rc = -1;
+	close(to_parent[0]);
+	sched_setaffinity(0, sizeof(old), &old);
+	if (rc)
+		return fail("ping-pong over pipes failed after %lu round trips", i);
+	info(row, rep, "switches=%lu", 2 * n);
+	return 0;
+}
+
 static int row_idle(const struct row *row, unsigned long rep)
 {
 	struct timespec ts = { .tv_sec = 1 };
@@ -814,6 +880,7 @@ static const struct row rows[] = {
 	VMALLOC("vm_map_ram/p:1/h:0", 1024, 1, 0, 20000),
 	{ .name = "shell-loop", .fn = row_shell, .loops = 50, .in_all = true },
 	{ .name = "pagecache/read", .fn = row_pagecache, .in_all = true },
+	{ .name = "ctxsw/pipe", .fn = row_ctxsw, .loops = 5000, .in_all = true },
 	{ .name = "smoke/fork", .fn = row_smoke },
 };
 
