@@ -115,7 +115,7 @@ static unsigned long pressure(void)
 {
 	static char *chunks[MAX_CHUNKS];
 	unsigned long low = watermark_kb("low"), min = watermark_kb("min");
-	unsigned long n = 0, i, mib;
+	unsigned long n = 0, i;
 
 	while (n < MAX_CHUNKS && field("/proc/meminfo", "MemFree") > low) {
 		chunks[n] = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE,
@@ -126,13 +126,12 @@ static unsigned long pressure(void)
 		n++;
 	}
 	/* Under the low watermarks: kswapd runs while this holds it. */
-	mib = n * (CHUNK >> 20);
 	sleep(2);
 	printf("# watermarks low %lu KiB, min %lu KiB; MemFree %lu KiB 2 s later\n",
 	       low, min, field("/proc/meminfo", "MemFree"));
 	for (i = 0; i < n; i++)
 		munmap(chunks[i], CHUNK);
-	return mib;
+	return n * (CHUNK >> 20);
 }
 
 int main(void)
