@@ -64,6 +64,23 @@ timed() {
 	return "$rc"
 }
 
+# The emulator's window report $1 (windows=) of the boot named $2: its
+# total and the first 20 functions outside the allow lists ("leaks").
+# Returns 0 without a leak, 1 with, 2 if the report has no total.
+window_leaks_report() {
+	local f=$1 boot=$2 total leaks
+	total=$(sed -n 's/^poe-window-total: //p' "$f" 2>/dev/null)
+	if [ -z "$total" ]; then
+		echo "FAILED: window leaks: no poe-window-total line in $f"
+		return 2
+	fi
+	leaks=$(sed -n 's/.* leaks=\([0-9]*\).*/\1/p' <<<"$total")
+	echo "window leaks ($boot boot): $total"
+	# No leak, no match: grep's status is not the report's.
+	{ grep ' allowed=0$' "$f" || true; } | head -n 20 | sed 's/^poe-window: /  leak: /'
+	[ "$leaks" = 0 ]
+}
+
 # Write the gzipped cpio archive (newc) of directory $1 to stdout. The
 # same files give the same bytes: times, owners and inode numbers are not
 # the build's. A bench guest that unpacks different bytes executes a
