@@ -28,7 +28,8 @@ import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-KERNELS = ["base", "baseline", "no-batching", "HEAD"]
+KERNELS = ["base", "baseline", "no-batching", "HEAD", "HEAD-off"]
+OFF_GOAL = 0.003        # issue 45: HEAD booted with the protection off vs baseline
 EVENTS = ["por_el1_writes", "isb", "tlbi_bcast", "tlbi_local", "dsb",
           "exceptions", "irqs"]
 SMOKE_ROW = "smoke/fork"
@@ -398,19 +399,21 @@ class Bench:
 
     def main_table(self):
         hdr = ("| Benchmark | baseline vs base | no-batching | HEAD | HEAD, calibrated "
+               "| HEAD, off at boot "
                "| seed v4 no batching | seed v4 batching | seed v5-corrected batching |")
-        lines = [hdr, "|" + "---|" * 8]
+        lines = [hdr, "|" + "---|" * 9]
         for row, label, cls in self.table_rows():
             seedkey = row if (cls in ("all", "sys") and
                               not (row == MACRO and cls == "all")) else None
             s = self.seed.get(seedkey, {}) if seedkey else {}
             mark = " †" if self.flagged(row, cls) else ""
             name = label + (" (%s)" % s["name"] if s else "") + mark
-            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 name, self.cell("baseline", "base", row, cls),
                 self.cell("no-batching", "baseline", row, cls),
                 self.cell("HEAD", "baseline", row, cls),
                 self.cal_cell("HEAD", row, cls),
+                self.cell("HEAD-off", "baseline", row, cls),
                 s.get("v4-no-batching", ""), s.get("v4-batching", ""),
                 s.get("v5-corrected", "")))
         return "\n".join(lines)
@@ -592,12 +595,28 @@ class Bench:
         lines += ["| %s | %.0f |" % (r, s) for r, s in rows]
         return "\n".join(lines), rows
 
+    def off_verdict(self):
+        """HEAD booted with kpkeys_hardened_pgtables=off against baseline."""
+        worst = None
+        for row, label, cls in self.table_rows():
+            for c in ("low", "high"):
+                v = self.overhead("HEAD-off", "baseline", row, c, cls)
+                if v is not None and (worst is None or abs(v) > abs(worst[0])):
+                    worst = (v, label)
+        if worst is None:
+            return "HEAD, off at boot: no row to compare with baseline"
+        return ("HEAD, off at boot, against baseline: largest difference %s (%s); "
+                "goal within %.1f%% on every row: %s" % (
+                    self.pct(worst[0]), worst[1], 100 * OFF_GOAL,
+                    "met" if abs(worst[0]) <= OFF_GOAL else "not met"))
+
     def significant_rows(self):
         """One line per column: which rows are significant, which not."""
         out = []
         for k, ref, col in (("baseline", "base", "baseline vs base"),
                             ("no-batching", "baseline", "no-batching"),
-                            ("HEAD", "baseline", "HEAD")):
+                            ("HEAD", "baseline", "HEAD"),
+                            ("HEAD-off", "baseline", "HEAD, off at boot")):
             if k not in self.names or ref not in self.names:
                 continue
             yes, no = [], []
@@ -1043,16 +1062,19 @@ class Bench:
     def summary(self, elapsed, trows):
         lines = ["make bench: modeled overhead (low … high cost constants); "
                  "no POE silicon: emulator counts + bench/cost-model", ""]
-        fmt = "%-34s %-22s %-22s %-22s %-14s %-14s"
+        fmt = "%-34s %-22s %-22s %-22s %-22s %-14s %-14s"
         lines.append(fmt % ("row", "baseline vs base", "no-batching", "HEAD",
-                            "seed v4 nb", "seed v5-corr"))
+                            "HEAD, off at boot", "seed v4 nb", "seed v5-corr"))
         for row, label, cls in self.table_rows():
             s = self.seed.get(row, {}) if not (row == MACRO and cls != "sys") else {}
             lines.append(fmt % (label[:34], self.cell("baseline", "base", row, cls),
                                 self.cell("no-batching", "baseline", row, cls),
                                 self.cell("HEAD", "baseline", row, cls),
+                                self.cell("HEAD-off", "baseline", row, cls),
                                 s.get("v4-no-batching", ""), s.get("v5-corrected", "")))
         lines.append("")
+        if "HEAD-off" in self.names:
+            lines.append(self.off_verdict())
         if self.fit:
             lines.append(self.calib_table().split("\n")[0])
         for k in self.kernels:
