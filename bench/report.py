@@ -30,6 +30,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = ["base", "baseline", "no-batching", "HEAD", "HEAD-off"]
 OFF_GOAL = 0.003        # issue 45: HEAD booted with the protection off vs baseline
+# The overhead columns: kernel, the kernel it is compared with, heading.
+COLUMNS = [("baseline", "base", "baseline vs base"),
+           ("no-batching", "baseline", "no-batching"),
+           ("HEAD", "baseline", "HEAD"),
+           ("HEAD-off", "baseline", "HEAD, off at boot")]
 EVENTS = ["por_el1_writes", "isb", "tlbi_bcast", "tlbi_local", "dsb",
           "exceptions", "irqs"]
 SMOKE_ROW = "smoke/fork"
@@ -613,10 +618,7 @@ class Bench:
     def significant_rows(self):
         """One line per column: which rows are significant, which not."""
         out = []
-        for k, ref, col in (("baseline", "base", "baseline vs base"),
-                            ("no-batching", "baseline", "no-batching"),
-                            ("HEAD", "baseline", "HEAD"),
-                            ("HEAD-off", "baseline", "HEAD, off at boot")):
+        for k, ref, col in COLUMNS:
             if k not in self.names or ref not in self.names:
                 continue
             yes, no = [], []
@@ -1063,15 +1065,13 @@ class Bench:
         lines = ["make bench: modeled overhead (low … high cost constants); "
                  "no POE silicon: emulator counts + bench/cost-model", ""]
         fmt = "%-34s %-22s %-22s %-22s %-22s %-14s %-14s"
-        lines.append(fmt % ("row", "baseline vs base", "no-batching", "HEAD",
-                            "HEAD, off at boot", "seed v4 nb", "seed v5-corr"))
+        lines.append(fmt % (("row",) + tuple(c[2] for c in COLUMNS) +
+                            ("seed v4 nb", "seed v5-corr")))
         for row, label, cls in self.table_rows():
             s = self.seed.get(row, {}) if not (row == MACRO and cls != "sys") else {}
-            lines.append(fmt % (label[:34], self.cell("baseline", "base", row, cls),
-                                self.cell("no-batching", "baseline", row, cls),
-                                self.cell("HEAD", "baseline", row, cls),
-                                self.cell("HEAD-off", "baseline", row, cls),
-                                s.get("v4-no-batching", ""), s.get("v5-corrected", "")))
+            lines.append(fmt % ((label[:34],) +
+                                tuple(self.cell(k, ref, row, cls) for k, ref, _ in COLUMNS) +
+                                (s.get("v4-no-batching", ""), s.get("v5-corrected", ""))))
         lines.append("")
         if "HEAD-off" in self.names:
             lines.append(self.off_verdict())
