@@ -17,6 +17,9 @@
 #   make debug-check      the hardened kernel with lockdep, KASAN, KFENCE, DEBUG_VM...
 #                         (configs/debug.config) under strict emulation: tests,
 #                         kernel reports (tools/splats), window leaks; CI runs it
+#   make soak             the debug kernel under load for SOAK_MINUTES (default
+#                         30): stress-ng, trinity, CPU and memory hotplug, zram
+#                         swap, selftests/mm (tools/soak; not in CI)
 #   make deps             install host packages and the Debian 13 QEMU root
 #
 # Pins: tools/versions. Caches: $(KPKEYS_CACHE) (default ~/.cache/kpkeys).
@@ -24,8 +27,10 @@
 
 # POE=off boots without the emulator: make run POE=off
 export POE
+# make soak SOAK_MINUTES=N SOAK_KERNEL=debug|defconfig|baseline|rt SOAK_SEED=N ...
+export SOAK_MINUTES SOAK_KERNEL SOAK_SEED SOAK_ROUND SOAK_BBM SOAK_MM
 
-.PHONY: run check debug-check tree series send-check defconfig-build prefixes kunit matrix bench deps clean
+.PHONY: run check debug-check soak tree series send-check defconfig-build prefixes kunit matrix bench deps clean
 
 run:
 	@tools/run
@@ -35,6 +40,9 @@ check:
 
 debug-check:
 	@tools/debug-check
+
+soak:
+	@tools/soak
 
 tree:
 	@tools/tree
