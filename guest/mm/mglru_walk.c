@@ -33,6 +33,8 @@
 #include <sys/swap.h>
 #include <unistd.h>
 
+#include "tap.h"
+
 #define REGION		(8UL << 20)
 #define LRU_GEN		"/sys/kernel/debug/lru_gen"
 #define LRU_GEN_FULL	"/sys/kernel/debug/lru_gen_full"
@@ -40,15 +42,6 @@
 
 static long page_size;
 static unsigned long pages;
-static int test_nr;
-static int failed;
-
-static void report(int ok, const char *what)
-{
-	printf("%sok %d %s\n", ok ? "" : "not ", ++test_nr, what);
-	if (!ok)
-		failed = 1;
-}
 
 static uint64_t pattern(unsigned long i)
 {
@@ -248,5 +241,5 @@ int main(int argc, char **argv)
 	munmap(p, REGION);
 	if (swapoff(dev))
 		printf("# swapoff %s: %s\n", dev, strerror(errno));
-	return failed;
+	return tap_failed;
 }

@@ -32,6 +32,8 @@
 #include <linux/fs.h>
 #include <linux/userfaultfd.h>
 
+#include "tap.h"
+
 /* The cross toolchain's headers may predate PAGEMAP_SCAN (Linux 6.7). */
 #ifndef PAGEMAP_SCAN
 struct page_region {
@@ -82,15 +84,6 @@ static char *region;
 static int pagemap_fd;
 static uint64_t *last;		/* the last word written to each page */
 static struct page_region vec[VEC_LEN];
-static int test_nr;
-static int failed;
-
-static void report(int ok, const char *what)
-{
-	printf("%sok %d %s\n", ok ? "" : "not ", ++test_nr, what);
-	if (!ok)
-		failed = 1;
-}
 
 static void write_page(unsigned long i, unsigned int round)
 {
@@ -328,5 +321,5 @@ int main(void)
 			ok = 0;
 	report(ok, "every page holds what was last written to it");
 
-	return failed;
+	return tap_failed;
 }

@@ -32,21 +32,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tap.h"
+
 #define REGION (2UL << 20)
 #define CHILDREN 20
 #define PM_SWAP (1ULL << 62)
 
 static long page_size;
 static unsigned long pages;
-static int test_nr;
-static int failed;
-
-static void report(int ok, const char *what)
-{
-	printf("%sok %d %s\n", ok ? "" : "not ", ++test_nr, what);
-	if (!ok)
-		failed = 1;
-}
 
 /* A word per page that depends on the page and the region. */
 static uint64_t pattern(unsigned int region, unsigned long i)
@@ -209,5 +202,5 @@ int main(int argc, char **argv)
 	munmap(a, REGION);
 
 	report(!swapoff(dev), "swapoff");
-	return failed;
+	return tap_failed;
 }
