@@ -568,6 +568,33 @@ class Bench:
                 lines.append("| %s | %s |" % (row, " | ".join(cells)))
         return "\n".join(lines)
 
+    def por_table(self, kernel="HEAD", top=5):
+        """A kernel's POR_EL1 writes by the function that makes them
+        (BENCH_PROFILE=1: NAME.por), per operation and repetition: each
+        row's functions that open the most windows. None without them."""
+        path = os.path.join(self.run, kernel + ".por")
+        if not os.path.exists(path) or kernel not in self.rec:
+            return None
+        by_row = {}
+        with open(path) as f:
+            for line in f:
+                row, fn, opens, other = line.split()
+                by_row.setdefault(row, []).append((fn, int(opens), int(other)))
+        lines = ["| row | per | function | windows opened | other POR_EL1 writes |",
+                 "|---|---|---|---|---|"]
+        for row in sorted(by_row):
+            if row not in self.rec[kernel]:
+                continue
+            div, per = self.per_op(kernel, row)
+            if row in VMALLOC:
+                per = "call"    # not net of the empty insmod here
+            div *= len(self.reps(kernel, row)) or 1
+            fns = sorted(by_row[row], key=lambda t: (-t[1], -t[2], t[0]))
+            for fn, opens, other in fns[:top]:
+                lines.append("| %s | %s | %s | %.3f | %.3f |" % (
+                    row, per, fn, opens / div, other / div))
+        return "\n".join(lines) if len(lines) > 2 else None
+
     def row_detail(self):
         lines = ["| row | kernel | reps | instructions as counted: median (min – max) "
                  "| ticks | after tick correction: median | spread |",
@@ -945,6 +972,7 @@ class Bench:
         reps = sorted({len(v) for n in self.names for v in self.rec[n].values()})
         c = self.calib
         bbml3 = self.bbml3_table()
+        por = self.por_table()
         parts = [
             "# make bench: %s" % stamp, "",
             "No POE silicon exists: these are exact instruction and event counts from "
@@ -1034,7 +1062,17 @@ class Bench:
             "Issue 33's goal: the TLB term of HEAD against baseline at most "
             "%.1f%% on every row." % (100 * TLB_GOAL), "",
             bbml3, "",
-        ] if bbml3 else []) + [
+        ] if bbml3 else []) + ([
+            "## POR_EL1 writes by function (HEAD)", "",
+            "With BENCH_PROFILE=1: the POR_EL1 writes of each row, by the kernel "
+            "function whose MSR made them (tools/profile por), per operation and "
+            "repetition; the functions that open the most page-table write windows "
+            "first (at most 5 a row). \"windows opened\" are writes that grant "
+            "write to every key; \"other\" are the rest: the closes, wherever the "
+            "window's end is, and the switches of exception entry and return. "
+            "Where the open is inlined, the function is its caller's.", "",
+            por, "",
+        ] if por else []) + [
             "## Repetitions", "", self.row_detail(), "",
             "## Run time", "",
             ("`make bench` took %d s (%.1f min). " % (elapsed, elapsed / 60)

@@ -14,6 +14,10 @@
  * Blocks are found by the address they were translated at, which for
  * kernel text is the one they run at (see poe_insn_pc() for user code).
  * EL0 blocks are not profiled.
+ *
+ * The POR_EL1 writes of a row are counted by the address of their MSR, as
+ * sysreg.c emulates each one: the functions that open page-table write
+ * windows, and how often, which the instruction counts do not say.
  */
 #include <stdio.h>
 
@@ -25,10 +29,24 @@ struct profile_tb {
 	uint64_t execs;
 };
 
+/* The POR_EL1 writes of one MSR, in the open row or a row's sum. */
+struct profile_por {
+	uint64_t opens, other;
+};
+
 static FILE *profile_file;
-static GMutex lock;		/* blocks, rows */
+static GMutex lock;		/* blocks, rows, por, por_rows, row_open */
 static GPtrArray *blocks;	/* every profile_tb, never freed */
 static GHashTable *rows;	/* row name -> (block pc -> insns) */
+static GHashTable *por;		/* MSR pc -> profile_por, the open row's */
+static GHashTable *por_rows;	/* row name -> (MSR pc -> profile_por) */
+static bool row_open;
+
+static GHashTable *pc_table(void)
+{
+	return g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+				     g_free);
+}
 
 bool profile_open(const char *path)
 {
@@ -38,7 +56,39 @@ bool profile_open(const char *path)
 	blocks = g_ptr_array_new();
 	rows = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 				     (GDestroyNotify)g_hash_table_unref);
+	por = pc_table();
+	por_rows = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					 (GDestroyNotify)g_hash_table_unref);
 	return true;
+}
+
+/* the entry of pc in t, created zeroed */
+static void *pc_entry(GHashTable *t, uint64_t pc, size_t size)
+{
+	void *e = g_hash_table_lookup(t, &pc);
+
+	if (!e) {
+		e = g_malloc0(size);
+		g_hash_table_insert(t, g_memdup2(&pc, sizeof(pc)), e);
+	}
+	return e;
+}
+
+void profile_por_el1_write(uint64_t pc, bool opens)
+{
+	struct profile_por *e;
+
+	if (!profile_file)
+		return;
+	g_mutex_lock(&lock);
+	if (row_open) {
+		e = pc_entry(por, pc, sizeof(*e));
+		if (opens)
+			e->opens++;
+		else
+			e->other++;
+	}
+	g_mutex_unlock(&lock);
 }
 
 static void tb_exec(unsigned vcpu, void *ud)
@@ -75,38 +125,56 @@ void profile_row_begin(void)
 	g_mutex_lock(&lock);
 	for (i = 0; i < blocks->len; i++)
 		((struct profile_tb *)g_ptr_array_index(blocks, i))->execs = 0;
+	g_hash_table_remove_all(por);
+	row_open = true;
 	g_mutex_unlock(&lock);
+}
+
+/* the table of row in rows_table, created empty */
+static GHashTable *row_table(GHashTable *rows_table, const char *row)
+{
+	GHashTable *t = g_hash_table_lookup(rows_table, row);
+
+	if (!t) {
+		t = pc_table();
+		g_hash_table_insert(rows_table, g_strdup(row), t);
+	}
+	return t;
 }
 
 void profile_row_end(const char *row)
 {
+	GHashTableIter it;
+	gpointer pc, value;
 	GHashTable *t;
 	unsigned i;
 
 	if (!profile_file)
 		return;
 	g_mutex_lock(&lock);
-	t = g_hash_table_lookup(rows, row);
-	if (!t) {
-		t = g_hash_table_new_full(g_int64_hash, g_int64_equal,
-					  g_free, g_free);
-		g_hash_table_insert(rows, g_strdup(row), t);
-	}
+	t = row_table(rows, row);
 	for (i = 0; i < blocks->len; i++) {
 		struct profile_tb *b = g_ptr_array_index(blocks, i);
 		uint64_t *sum;
 
 		if (!b->execs)
 			continue;
-		sum = g_hash_table_lookup(t, &b->pc);
-		if (!sum) {
-			sum = g_new0(uint64_t, 1);
-			g_hash_table_insert(t, g_memdup2(&b->pc, sizeof(b->pc)),
-					    sum);
-		}
+		sum = pc_entry(t, b->pc, sizeof(*sum));
 		*sum += b->execs * b->n_insns;
 		b->execs = 0;
 	}
+	t = row_table(por_rows, row);
+	g_hash_table_iter_init(&it, por);
+	while (g_hash_table_iter_next(&it, &pc, &value)) {
+		const struct profile_por *w = value;
+		struct profile_por *sum = pc_entry(t, *(uint64_t *)pc,
+						   sizeof(*sum));
+
+		sum->opens += w->opens;
+		sum->other += w->other;
+	}
+	g_hash_table_remove_all(por);
+	row_open = false;
 	g_mutex_unlock(&lock);
 }
 
@@ -124,11 +192,30 @@ static void write_row(gpointer key, gpointer value, gpointer ud)
 			(unsigned long long)*(uint64_t *)sum);
 }
 
+static void write_por_row(gpointer key, gpointer value, gpointer ud)
+{
+	GHashTableIter it;
+	gpointer pc, e;
+
+	(void)ud;
+	g_hash_table_iter_init(&it, value);
+	while (g_hash_table_iter_next(&it, &pc, &e)) {
+		const struct profile_por *w = e;
+
+		fprintf(profile_file,
+			"poe-profile-por: row=%s pc=0x%llx opens=%llu other=%llu\n",
+			(const char *)key, (unsigned long long)*(uint64_t *)pc,
+			(unsigned long long)w->opens,
+			(unsigned long long)w->other);
+	}
+}
+
 void profile_exit(void)
 {
 	if (!profile_file)
 		return;
 	g_hash_table_foreach(rows, write_row, NULL);
+	g_hash_table_foreach(por_rows, write_por_row, NULL);
 	fclose(profile_file);
 	profile_file = NULL;
 }

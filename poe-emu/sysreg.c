@@ -45,6 +45,7 @@
 #include "walk.h"
 #include "fault.h"
 #include "count.h"
+#include "profile.h"
 #include "sysmap.h"
 #include "tlbmodel.h"
 
@@ -220,9 +221,13 @@ static void sr_cb(unsigned vcpu, void *ud)
 		poe_gpr_write(s->rt, v->wr.por_el1);
 		break;
 	case OP_MSR_POR_EL1:
-		poe_write_por_el1(v, poe_gpr_read(vcpu, s->rt, false));
+		val = poe_gpr_read(vcpu, s->rt, false);
+		poe_write_por_el1(v, val);
 		v->st.por_el1_writes++;
 		count_por_el1_write(vcpu);
+		/* a window's value grants write to every key */
+		profile_por_el1_write(s->vaddr,
+				      !(poe_por_denies(val) & DENY_W));
 		break;
 	case OP_MRS_MMFR2:
 		val = poe_reg_read(R_ID_AA64MMFR2_EL1);

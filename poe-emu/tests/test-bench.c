@@ -93,6 +93,8 @@ static void pure_helpers(void)
  * profile=FILE: EL1 blocks (here one instruction each) counted while a
  * row is open, summed over the row's repetitions; EL0 blocks and
  * instructions outside rows are not. The END marker is part of its row.
+ * The POR_EL1 writes of a row by MSR address: those that grant write to
+ * every key as opens, the others as other; none outside rows.
  */
 static void profile(const char *bench)
 {
@@ -108,14 +110,19 @@ static void profile(const char *bench)
 	check(fake_install(1, opts) == 0, "install with bench= and profile=");
 	fake_init_vcpus();
 	run(0, K + 0x40, NOP, 5);		/* before the row */
+	por_el1(0, 0x77777777);
 	marker(0, COUNT_MAGIC | COUNT_OP_BEGIN, "p", 0);
 	run(0, K + 0x40, NOP, 3);
 	run(0, U, NOP, 2);
+	por_el1(0, 0x77777717);			/* closes */
+	por_el1(0, 0x77777777);			/* opens */
 	marker(0, COUNT_MAGIC | COUNT_OP_END, NULL, 0);
 	run(0, K + 0x40, NOP, 5);		/* between the rows */
+	por_el1(0, 0x77777717);
 	marker(0, COUNT_MAGIC | COUNT_OP_BEGIN, "p", 1);
 	run(0, K + 0x44, NOP, 1);
 	run(0, K + 0x40, NOP, 1);
+	por_el1(0, 0x77777777);
 	marker(0, COUNT_MAGIC | COUNT_OP_END, NULL, 0);
 	fake_exit();
 
@@ -128,6 +135,9 @@ static void profile(const char *bench)
 	check(!strstr(text, "pc=0x400000 ") && !strstr(text, "insns=9") &&
 	      !strstr(text, "insns=14"),
 	      "profile: no EL0 block, nothing outside the rows");
+	check(strstr(text, "poe-profile-por: row=p pc=0xffff800000010900 "
+		     "opens=2 other=1\n") != NULL,
+	      "profile: the rows' POR_EL1 writes by MSR, opens apart");
 	unlink(path);
 	unlink(bench);
 }

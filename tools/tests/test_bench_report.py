@@ -4,6 +4,7 @@ and the corrections the report applies to the emulator's records."""
 import importlib.util
 import io
 import os
+import subprocess
 import tempfile
 import unittest
 
@@ -244,3 +245,52 @@ class Bbml3Table(unittest.TestCase):
         self.assertEqual([c.strip() for c in row.split("|")[2:6]],
                          ["+0.30% … +6.00%", "+1.50% … +30.00%", "+1.50% … +30.00%",
                           "**not met**"])
+
+
+class PorTable(unittest.TestCase):
+    """POR_EL1 writes by function (BENCH_PROFILE=1): tools/profile por adds
+    the emulator's lines up by function, the report divides them per
+    operation and repetition."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_profile_por_adds_up_by_function(self):
+        d = self.dir.name
+        with open(os.path.join(d, "System.map"), "w") as f:
+            f.write("ffff800080010000 T zap_pte_range\n"
+                    "ffff800080010400 t kpkeys_open_write_window\n"
+                    "ffff800080010480 T next_function\n")
+        with open(os.path.join(d, "p"), "w") as f:
+            f.write("poe-profile: row=r pc=0xffff800080010000 insns=5\n"
+                    "poe-profile-por: row=r pc=0xffff800080010010 opens=3 other=0\n"
+                    "poe-profile-por: row=r pc=0xffff800080010040 opens=0 other=3\n"
+                    "poe-profile-por: row=r pc=0xffff800080010404 opens=7 other=7\n")
+        out = subprocess.run([os.path.join(TOP, "tools", "profile"), "por",
+                              os.path.join(d, "p"), os.path.join(d, "System.map")],
+                             check=True, capture_output=True, text=True).stdout
+        self.assertEqual(out, "r kpkeys_open_write_window 7 7\nr zap_pte_range 3 3\n")
+
+    def test_per_operation_and_repetition(self):
+        d = self.dir.name
+        with open(os.path.join(d, "kernels"), "w") as f:
+            f.write("HEAD | c0 | head | qemu-virt bench defconfig-hardened | /o | | \n")
+        with open(os.path.join(d, "HEAD.records"), "w") as f:
+            for rep in range(2):
+                f.write(record("fork/h:0", rep, insns=1000, insns_el1=1000))
+        with open(os.path.join(d, "HEAD.log"), "w") as f:
+            for rep in range(2):
+                f.write("kpkeys-bench: row=fork/h:0 rep=%d ptes=4\n" % rep)
+        with open(os.path.join(d, "meta"), "w") as f:
+            f.write("mem=3G reps=2 rows=all clock=insns tlb=0 bbml3=0\n")
+        bench = report.Bench(d)
+        self.assertIsNone(bench.por_table())
+        with open(os.path.join(d, "HEAD.por"), "w") as f:
+            f.write("fork/h:0 copy_pte_range 16 16\nfork/h:0 el1_irq 0 8\n")
+        rows = bench.por_table().splitlines()[2:]
+        # 2 repetitions of 4 PTEs each: divided by 8
+        self.assertEqual(rows, ["| fork/h:0 | PTE | copy_pte_range | 2.000 | 2.000 |",
+                                "| fork/h:0 | PTE | el1_irq | 0.000 | 1.000 |"])
