@@ -578,10 +578,11 @@ class Bench:
         by_row = {}
         with open(path) as f:
             for line in f:
-                row, fn, opens, other = line.split()
-                by_row.setdefault(row, []).append((fn, int(opens), int(other)))
-        lines = ["| row | per | function | windows opened | other POR_EL1 writes |",
-                 "|---|---|---|---|---|"]
+                row, fn, caller, opens, other = line.split()
+                by_row.setdefault(row, []).append((fn, caller, int(opens),
+                                                   int(other)))
+        lines = ["| row | per | function | caller (x30) | windows opened "
+                 "| other POR_EL1 writes |", "|---|---|---|---|---|---|"]
         for row in sorted(by_row):
             if row not in self.rec[kernel]:
                 continue
@@ -589,10 +590,10 @@ class Bench:
             if row in VMALLOC:
                 per = "call"    # not net of the empty insmod here
             div *= len(self.reps(kernel, row)) or 1
-            fns = sorted(by_row[row], key=lambda t: (-t[1], -t[2], t[0]))
-            for fn, opens, other in fns[:top]:
-                lines.append("| %s | %s | %s | %.3f | %.3f |" % (
-                    row, per, fn, opens / div, other / div))
+            fns = sorted(by_row[row], key=lambda t: (-t[2], -t[3], t[0], t[1]))
+            for fn, caller, opens, other in fns[:top]:
+                lines.append("| %s | %s | %s | %s | %.3f | %.3f |" % (
+                    row, per, fn, caller, opens / div, other / div))
         return "\n".join(lines) if len(lines) > 2 else None
 
     def row_detail(self):
@@ -1067,7 +1068,10 @@ class Bench:
             "With BENCH_PROFILE=1: the POR_EL1 writes of each row, by the kernel "
             "function whose MSR made them (tools/profile por), per operation and "
             "repetition; the functions that open the most page-table write windows "
-            "first (at most 5 a row). \"windows opened\" are writes that grant "
+            "first (at most 5 a row), with the function x30 points into at the MSR: "
+            "the caller of an out-of-line opener (kpkeys_open_write_window(), "
+            "pgt_cache_open()), little more than noise where the MSR is inlined "
+            "after a call. \"windows opened\" are writes that grant "
             "write to every key; \"other\" are the rest: the closes, wherever the "
             "window's end is, and the switches of exception entry and return. "
             "Where the open is inlined, the function is its caller's.", "",

@@ -29,8 +29,9 @@ struct profile_tb {
 	uint64_t execs;
 };
 
-/* The POR_EL1 writes of one MSR, in the open row or a row's sum. */
+/* The POR_EL1 writes of one MSR and x30, in the open row or a row's sum. */
 struct profile_por {
+	uint64_t pc, lr;	/* the key */
 	uint64_t opens, other;
 };
 
@@ -38,14 +39,47 @@ static FILE *profile_file;
 static GMutex lock;		/* blocks, rows, por, por_rows, row_open */
 static GPtrArray *blocks;	/* every profile_tb, never freed */
 static GHashTable *rows;	/* row name -> (block pc -> insns) */
-static GHashTable *por;		/* MSR pc -> profile_por, the open row's */
-static GHashTable *por_rows;	/* row name -> (MSR pc -> profile_por) */
+static GHashTable *por;		/* profile_por by pc and lr, the open row's */
+static GHashTable *por_rows;	/* row name -> (profile_por by pc and lr) */
 static bool row_open;
 
 static GHashTable *pc_table(void)
 {
 	return g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 				     g_free);
+}
+
+static guint por_hash(gconstpointer p)
+{
+	const struct profile_por *w = p;
+
+	return g_int64_hash(&w->pc) ^ (g_int64_hash(&w->lr) * 31);
+}
+
+static gboolean por_equal(gconstpointer a, gconstpointer b)
+{
+	const struct profile_por *x = a, *y = b;
+
+	return x->pc == y->pc && x->lr == y->lr;
+}
+
+/* profile_por entries, each its own key */
+static GHashTable *por_table(void)
+{
+	return g_hash_table_new_full(por_hash, por_equal, g_free, NULL);
+}
+
+/* the entry of (pc, lr) in t, created zeroed */
+static struct profile_por *por_entry(GHashTable *t, uint64_t pc, uint64_t lr)
+{
+	struct profile_por key = { .pc = pc, .lr = lr }, *e;
+
+	e = g_hash_table_lookup(t, &key);
+	if (!e) {
+		e = g_memdup2(&key, sizeof(key));
+		g_hash_table_add(t, e);
+	}
+	return e;
 }
 
 bool profile_open(const char *path)
@@ -56,7 +90,7 @@ bool profile_open(const char *path)
 	blocks = g_ptr_array_new();
 	rows = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 				     (GDestroyNotify)g_hash_table_unref);
-	por = pc_table();
+	por = por_table();
 	por_rows = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					 (GDestroyNotify)g_hash_table_unref);
 	return true;
@@ -74,7 +108,7 @@ static void *pc_entry(GHashTable *t, uint64_t pc, size_t size)
 	return e;
 }
 
-void profile_por_el1_write(uint64_t pc, bool opens)
+void profile_por_el1_write(uint64_t pc, uint64_t lr, bool opens)
 {
 	struct profile_por *e;
 
@@ -82,7 +116,7 @@ void profile_por_el1_write(uint64_t pc, bool opens)
 		return;
 	g_mutex_lock(&lock);
 	if (row_open) {
-		e = pc_entry(por, pc, sizeof(*e));
+		e = por_entry(por, pc, lr);
 		if (opens)
 			e->opens++;
 		else
@@ -130,13 +164,14 @@ void profile_row_begin(void)
 	g_mutex_unlock(&lock);
 }
 
-/* the table of row in rows_table, created empty */
-static GHashTable *row_table(GHashTable *rows_table, const char *row)
+/* the table of row in rows_table, created empty by new() */
+static GHashTable *row_table(GHashTable *rows_table, const char *row,
+			     GHashTable *(*new)(void))
 {
 	GHashTable *t = g_hash_table_lookup(rows_table, row);
 
 	if (!t) {
-		t = pc_table();
+		t = new();
 		g_hash_table_insert(rows_table, g_strdup(row), t);
 	}
 	return t;
@@ -145,14 +180,14 @@ static GHashTable *row_table(GHashTable *rows_table, const char *row)
 void profile_row_end(const char *row)
 {
 	GHashTableIter it;
-	gpointer pc, value;
+	gpointer value;
 	GHashTable *t;
 	unsigned i;
 
 	if (!profile_file)
 		return;
 	g_mutex_lock(&lock);
-	t = row_table(rows, row);
+	t = row_table(rows, row, pc_table);
 	for (i = 0; i < blocks->len; i++) {
 		struct profile_tb *b = g_ptr_array_index(blocks, i);
 		uint64_t *sum;
@@ -163,12 +198,11 @@ void profile_row_end(const char *row)
 		*sum += b->execs * b->n_insns;
 		b->execs = 0;
 	}
-	t = row_table(por_rows, row);
+	t = row_table(por_rows, row, por_table);
 	g_hash_table_iter_init(&it, por);
-	while (g_hash_table_iter_next(&it, &pc, &value)) {
+	while (g_hash_table_iter_next(&it, &value, NULL)) {
 		const struct profile_por *w = value;
-		struct profile_por *sum = pc_entry(t, *(uint64_t *)pc,
-						   sizeof(*sum));
+		struct profile_por *sum = por_entry(t, w->pc, w->lr);
 
 		sum->opens += w->opens;
 		sum->other += w->other;
@@ -195,17 +229,17 @@ static void write_row(gpointer key, gpointer value, gpointer ud)
 static void write_por_row(gpointer key, gpointer value, gpointer ud)
 {
 	GHashTableIter it;
-	gpointer pc, e;
+	gpointer e;
 
 	(void)ud;
 	g_hash_table_iter_init(&it, value);
-	while (g_hash_table_iter_next(&it, &pc, &e)) {
+	while (g_hash_table_iter_next(&it, &e, NULL)) {
 		const struct profile_por *w = e;
 
 		fprintf(profile_file,
-			"poe-profile-por: row=%s pc=0x%llx opens=%llu other=%llu\n",
-			(const char *)key, (unsigned long long)*(uint64_t *)pc,
-			(unsigned long long)w->opens,
+			"poe-profile-por: row=%s pc=0x%llx lr=0x%llx opens=%llu other=%llu\n",
+			(const char *)key, (unsigned long long)w->pc,
+			(unsigned long long)w->lr, (unsigned long long)w->opens,
 			(unsigned long long)w->other);
 	}
 }

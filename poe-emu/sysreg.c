@@ -226,7 +226,7 @@ static void sr_cb(unsigned vcpu, void *ud)
 		v->st.por_el1_writes++;
 		count_por_el1_write(vcpu);
 		/* a window's value grants write to every key */
-		profile_por_el1_write(s->vaddr,
+		profile_por_el1_write(s->vaddr, poe_gpr_read(vcpu, 30, false),
 				      !(poe_por_denies(val) & DENY_W));
 		break;
 	case OP_MRS_MMFR2:

@@ -109,6 +109,7 @@ static void profile(const char *bench)
 	snprintf(opts, sizeof(opts), "bench=%s,profile=%s", bench, path);
 	check(fake_install(1, opts) == 0, "install with bench= and profile=");
 	fake_init_vcpus();
+	fake_cpus[0].x[30] = K + 0x2340;	/* the opener's caller */
 	run(0, K + 0x40, NOP, 5);		/* before the row */
 	por_el1(0, 0x77777777);
 	marker(0, COUNT_MAGIC | COUNT_OP_BEGIN, "p", 0);
@@ -136,7 +137,7 @@ static void profile(const char *bench)
 	      !strstr(text, "insns=14"),
 	      "profile: no EL0 block, nothing outside the rows");
 	check(strstr(text, "poe-profile-por: row=p pc=0xffff800000010900 "
-		     "opens=2 other=1\n") != NULL,
+		     "lr=0xffff800000012340 opens=2 other=1\n") != NULL,
 	      "profile: the rows' POR_EL1 writes by MSR, opens apart");
 	unlink(path);
 	unlink(bench);

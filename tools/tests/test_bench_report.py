@@ -266,13 +266,19 @@ class PorTable(unittest.TestCase):
                     "ffff800080010480 T next_function\n")
         with open(os.path.join(d, "p"), "w") as f:
             f.write("poe-profile: row=r pc=0xffff800080010000 insns=5\n"
-                    "poe-profile-por: row=r pc=0xffff800080010010 opens=3 other=0\n"
-                    "poe-profile-por: row=r pc=0xffff800080010040 opens=0 other=3\n"
-                    "poe-profile-por: row=r pc=0xffff800080010404 opens=7 other=7\n")
+                    "poe-profile-por: row=r pc=0xffff800080010010 "
+                    "lr=0xffff800080010490 opens=3 other=0\n"
+                    "poe-profile-por: row=r pc=0xffff800080010040 "
+                    "lr=0xffff800080010490 opens=0 other=3\n"
+                    "poe-profile-por: row=r pc=0xffff800080010404 "
+                    "lr=0xffff800080010020 opens=7 other=7\n"
+                    "poe-profile-por: row=r pc=0xffff800080010404 "
+                    "lr=0xffff800080010024 opens=1 other=1\n")
         out = subprocess.run([os.path.join(TOP, "tools", "profile"), "por",
                               os.path.join(d, "p"), os.path.join(d, "System.map")],
                              check=True, capture_output=True, text=True).stdout
-        self.assertEqual(out, "r kpkeys_open_write_window 7 7\nr zap_pte_range 3 3\n")
+        self.assertEqual(out, "r kpkeys_open_write_window zap_pte_range 8 8\n"
+                              "r zap_pte_range next_function 3 3\n")
 
     def test_per_operation_and_repetition(self):
         d = self.dir.name
@@ -289,8 +295,10 @@ class PorTable(unittest.TestCase):
         bench = report.Bench(d)
         self.assertIsNone(bench.por_table())
         with open(os.path.join(d, "HEAD.por"), "w") as f:
-            f.write("fork/h:0 copy_pte_range 16 16\nfork/h:0 el1_irq 0 8\n")
+            f.write("fork/h:0 copy_pte_range copy_page_range 16 16\n"
+                    "fork/h:0 el1_irq ? 0 8\n")
         rows = bench.por_table().splitlines()[2:]
         # 2 repetitions of 4 PTEs each: divided by 8
-        self.assertEqual(rows, ["| fork/h:0 | PTE | copy_pte_range | 2.000 | 2.000 |",
-                                "| fork/h:0 | PTE | el1_irq | 0.000 | 1.000 |"])
+        self.assertEqual(rows, [
+            "| fork/h:0 | PTE | copy_pte_range | copy_page_range | 2.000 | 2.000 |",
+            "| fork/h:0 | PTE | el1_irq | ? | 0.000 | 1.000 |"])
