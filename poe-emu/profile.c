@@ -96,13 +96,13 @@ bool profile_open(const char *path)
 	return true;
 }
 
-/* the entry of pc in t, created zeroed */
-static void *pc_entry(GHashTable *t, uint64_t pc, size_t size)
+/* the instructions of the block at pc in a row's table, created zeroed */
+static uint64_t *insns_entry(GHashTable *t, uint64_t pc)
 {
-	void *e = g_hash_table_lookup(t, &pc);
+	uint64_t *e = g_hash_table_lookup(t, &pc);
 
 	if (!e) {
-		e = g_malloc0(size);
+		e = g_new0(uint64_t, 1);
 		g_hash_table_insert(t, g_memdup2(&pc, sizeof(pc)), e);
 	}
 	return e;
@@ -194,7 +194,7 @@ void profile_row_end(const char *row)
 
 		if (!b->execs)
 			continue;
-		sum = pc_entry(t, b->pc, sizeof(*sum));
+		sum = insns_entry(t, b->pc);
 		*sum += b->execs * b->n_insns;
 		b->execs = 0;
 	}
